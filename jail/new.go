@@ -1,23 +1,46 @@
 package jail
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
+
+	"github.com/skillsh/skillsh/jail/internal/helper"
 )
 
-// plan is what New computed once for every Run.
+// nobody is the default uid and gid programs run under when the caller is root.
+const nobody = 65534
+
+// plan is what New computed once for every Run. It is read-only after New.
 type plan struct {
-	workspace string
-	limits    Profile
+	exe         string // the executable re-executed as the helper
+	workspace   string
+	limits      Profile
+	dropUID     bool
+	uid, gid    int
+	landlock    helper.Landlock
+	cloneflags  uintptr
+	cgroupRoot  string // "" when there is no pids cgroup
+	protections []Protection
 }
 
 // New validates cfg, probes the kernel (once per process) and returns a
 // Jail. It fails with a *MissingError when a protection in cfg.Require is
-// not available, and with a plain error when cfg is invalid (relative or
-// missing paths).
+// not available, and with a plain error when cfg is invalid: a relative or
+// missing path, or (when the uid is dropped) a root the program's uid
+// could not reach.
 func New(cfg Config) (*Jail, error) {
 	cfg.Limits = cfg.Limits.Or(DefaultProfile())
+	cfg.ReadOnly, cfg.ReadWrite = clone(cfg.ReadOnly), clone(cfg.ReadWrite)
+	cfg.Executables, cfg.Require = clone(cfg.Executables), clone(cfg.Require)
+	if cfg.UID == 0 {
+		cfg.UID = nobody
+	}
+	if cfg.GID == 0 {
+		cfg.GID = nobody
+	}
 	if err := cleanPaths(&cfg); err != nil {
 		return nil, err
 	}
@@ -25,14 +48,124 @@ func New(cfg Config) (*Jail, error) {
 	if err := j.checkRequired(); err != nil {
 		return nil, err
 	}
-	j.plan = plan{limits: cfg.Limits}
-	if len(cfg.ReadWrite) > 0 {
-		j.plan.workspace = cfg.ReadWrite[0]
-		if err := os.MkdirAll(filepath.Join(j.plan.workspace, TmpDirName), 0o1777); err != nil {
-			return nil, fmt.Errorf("jail: tmp dir: %w", err)
-		}
+	if err := j.makePlan(); err != nil {
+		return nil, err
 	}
 	return j, nil
+}
+
+func clone[T any](s []T) []T { return append([]T(nil), s...) }
+
+func (j *Jail) makePlan() error {
+	cfg := &j.cfg
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("jail: executable for the helper: %w", err)
+	}
+	p := &j.plan
+	*p = plan{exe: exe, limits: cfg.Limits, uid: cfg.UID, gid: cfg.GID}
+	p.dropUID = os.Geteuid() == 0 && !cfg.KeepUID
+	tmp, err := j.prepareWorkspace()
+	if err != nil {
+		return err
+	}
+	if abi := landlockABI(); abi > 0 {
+		p.landlock = landlockRules(cfg, abi, tmp)
+	}
+	if j.active(PIDNS) {
+		p.cloneflags = nsFlags
+	}
+	if j.active(CgroupPIDs) {
+		p.cgroupRoot, _ = pidsCgroupRoot()
+	}
+	p.protections = j.applied()
+	return nil
+}
+
+// prepareWorkspace creates the workspace's tmp directory, hands the
+// workspace to the program's uid if asked, and checks that the program's
+// uid can reach every root. It returns the tmp directory.
+func (j *Jail) prepareWorkspace() (string, error) {
+	cfg := &j.cfg
+	if len(cfg.ReadWrite) == 0 {
+		return "", nil
+	}
+	j.plan.workspace = cfg.ReadWrite[0]
+	tmp := filepath.Join(j.plan.workspace, TmpDirName)
+	if err := makeTmp(tmp); err != nil {
+		return "", err
+	}
+	if !j.plan.dropUID {
+		return tmp, nil
+	}
+	if cfg.ChownWorkspace {
+		for _, d := range cfg.ReadWrite {
+			if err := os.Chown(d, cfg.UID, cfg.GID); err != nil {
+				return "", fmt.Errorf("jail: chown workspace: %w", err)
+			}
+		}
+	}
+	return tmp, j.checkReachable()
+}
+
+func makeTmp(tmp string) error {
+	if err := os.Mkdir(tmp, 0o1777); err != nil && !errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("jail: tmp dir: %w", err)
+	}
+	if err := os.Chmod(tmp, 0o1777|os.ModeSticky); err != nil {
+		return fmt.Errorf("jail: tmp dir: %w", err)
+	}
+	return nil
+}
+
+// checkReachable verifies with the file modes that the dropped uid can
+// traverse to every root, read the read roots and write the workspace.
+func (j *Jail) checkReachable() error {
+	for _, d := range j.cfg.ReadOnly {
+		if err := j.reachable(d, 5); err != nil {
+			return err
+		}
+	}
+	for _, d := range j.cfg.ReadWrite {
+		if err := j.reachable(d, 7); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reachable checks search permission on every ancestor of dir and the
+// permission bits want (rwx as 4|2|1) on dir itself.
+func (j *Jail) reachable(dir string, want uint32) error {
+	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
+		if !j.may(p, 1) {
+			return fmt.Errorf("jail: %s is not reachable for uid %d: %s is not searchable by it (make it o+x, set Config.KeepUID, or run as that user)", dir, j.cfg.UID, p)
+		}
+		if p == "/" {
+			break
+		}
+	}
+	if !j.may(dir, want) {
+		return fmt.Errorf("jail: uid %d lacks permission %o on %s (set Config.ChownWorkspace for the workspace, or fix its mode)", j.cfg.UID, want, dir)
+	}
+	return nil
+}
+
+// may reports whether the program's uid/gid (with no supplementary
+// groups) has the permission bits want on path.
+func (j *Jail) may(path string, want uint32) bool {
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		return false
+	}
+	mode := st.Mode & 0o7
+	switch {
+	case int(st.Uid) == j.cfg.UID:
+		mode = (st.Mode >> 6) & 0o7
+	case int(st.Gid) == j.cfg.GID:
+		mode = (st.Mode >> 3) & 0o7
+	}
+	return mode&want == want
 }
 
 func cleanPaths(cfg *Config) error {
@@ -52,6 +185,9 @@ func cleanPaths(cfg *Config) error {
 
 func (j *Jail) checkRequired() error {
 	for _, want := range j.cfg.Require {
+		if want == UIDDrop && j.cfg.KeepUID {
+			return &MissingError{Protection: want, Detail: "Config.KeepUID is set"}
+		}
 		st, ok := findStatus(j.probes, want)
 		if !ok {
 			return &MissingError{Protection: want, Detail: "unknown protection"}
@@ -61,6 +197,22 @@ func (j *Jail) checkRequired() error {
 		}
 	}
 	return nil
+}
+
+func (j *Jail) active(p Protection) bool {
+	st, _ := findStatus(j.probes, p)
+	return st.Active
+}
+
+// applied lists the protections every program of this jail gets.
+func (j *Jail) applied() []Protection {
+	var out []Protection
+	for _, s := range j.probes {
+		if s.Active && (s.Protection != UIDDrop || j.plan.dropUID) {
+			out = append(out, s.Protection)
+		}
+	}
+	return out
 }
 
 func findStatus(list []Status, p Protection) (Status, bool) {

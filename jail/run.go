@@ -3,7 +3,6 @@ package jail
 import (
 	"context"
 	"errors"
-	"os"
 	"syscall"
 	"time"
 
@@ -24,7 +23,7 @@ func (j *Jail) run(ctx context.Context, c *Command) (*Result, error) {
 		return nil, &SetupError{Stage: "stdio", Err: err}
 	}
 	start := time.Now()
-	p, err := j.start(c, io)
+	p, err := j.start(c, io, prof)
 	io.started()
 	if err != nil {
 		io.closeAll()
@@ -36,38 +35,6 @@ func (j *Jail) run(ctx context.Context, c *Command) (*Result, error) {
 	res.Duration = time.Since(start)
 	io.wait()
 	return res, nil
-}
-
-// process is a started program.
-type process struct {
-	pid         int
-	protections []Protection
-}
-
-func (j *Jail) start(c *Command, s *stdio) (*process, error) {
-	args := c.Args
-	if len(args) == 0 {
-		args = []string{c.Path}
-	}
-	attr := &os.ProcAttr{
-		Dir:   j.dir(c),
-		Env:   c.Env,
-		Files: s.files[:],
-		Sys: &syscall.SysProcAttr{
-			Setpgid:   true,
-			Pdeathsig: syscall.SIGKILL,
-		},
-	}
-	if attr.Env == nil {
-		attr.Env = []string{}
-	}
-	p, err := os.StartProcess(c.Path, args, attr)
-	if err != nil {
-		return nil, &SetupError{Stage: "exec", Err: err}
-	}
-	pid := p.Pid
-	_ = p.Release()
-	return &process{pid: pid, protections: []Protection{ProcessGroup, EnvScrub}}, nil
 }
 
 func (j *Jail) dir(c *Command) string {
@@ -96,11 +63,18 @@ func (j *Jail) wait(ctx context.Context, p *process) *Result {
 	timedOut := <-killed
 	killTree(p) // before reaping, so the group id cannot have been reused
 	ws, ru := reap(p.pid)
+	p.cleanup()
 	return result(ws, ru, timedOut, p.protections)
 }
 
+// killTree kills the program's process group and, through its cgroup,
+// whatever left the group. In a PID namespace, killing the program (its
+// pid 1) already ends every descendant.
 func killTree(p *process) {
 	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	if p.cg != nil {
+		p.cg.kill()
+	}
 }
 
 // waitExit returns once pid has exited, leaving it a zombie.

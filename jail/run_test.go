@@ -29,6 +29,17 @@ func workspace(t *testing.T) string {
 	return dir
 }
 
+// newJail returns a jail for the tests, handing workspaces to the dropped uid.
+func newJail(t *testing.T, cfg Config) *Jail {
+	t.Helper()
+	cfg.ChownWorkspace = true
+	j, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
 type outcome struct {
 	res            *Result
 	stdout, stderr string
@@ -51,10 +62,7 @@ func runIn(t *testing.T, j *Jail, ctx context.Context, c *Command) outcome {
 func TestRunBasics(t *testing.T) {
 	t.Parallel()
 	ws := workspace(t)
-	j, err := New(Config{ReadWrite: []string{ws}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := newJail(t, Config{ReadWrite: []string{ws}})
 	tests := []struct {
 		name   string
 		args   []string
@@ -68,7 +76,7 @@ func TestRunBasics(t *testing.T) {
 		{"both streams", []string{"/bin/sh", "-c", "echo out; echo err >&2; exit 1"}, "", 1, "out\n", "err\n"},
 		{"stdin", []string{"/bin/cat"}, "hello", 0, "hello", ""},
 		{"stdin default empty", []string{"/bin/cat"}, "", 0, "", ""},
-		{"signal", []string{"/bin/sh", "-c", "kill -TERM $$"}, "", 128 + 15, "", ""},
+		{"signal", []string{"/usr/bin/python3", "-c", "import ctypes; ctypes.string_at(0)"}, "", 128 + 11, "", ""},
 		{"cwd is workspace", []string{"/bin/pwd"}, "", 0, ws + "\n", ""},
 	}
 	for _, tt := range tests {
@@ -90,10 +98,7 @@ func TestRunBasics(t *testing.T) {
 func TestRunTimeoutKillsGroup(t *testing.T) {
 	t.Parallel()
 	ws := workspace(t)
-	j, err := New(Config{ReadWrite: []string{ws}, Limits: Profile{Timeout: 300 * time.Millisecond}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := newJail(t, Config{ReadWrite: []string{ws}, Limits: Profile{Timeout: 300 * time.Millisecond}})
 	start := time.Now()
 	o := runIn(t, j, testCtx(t, 10*time.Second), &Command{
 		Path: "/bin/sh", Args: []string{"sh", "-c", "trap '' TERM; sleep 60 & sleep 60"},
@@ -108,11 +113,8 @@ func TestRunTimeoutKillsGroup(t *testing.T) {
 
 func TestRunSetupError(t *testing.T) {
 	t.Parallel()
-	j, err := New(Config{ReadWrite: []string{workspace(t)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = j.Run(testCtx(t, 10*time.Second), &Command{Path: "/nonexistent/prog"})
+	j := newJail(t, Config{ReadWrite: []string{workspace(t)}})
+	_, err := j.Run(testCtx(t, 10*time.Second), &Command{Path: "/nonexistent/prog"})
 	var se *SetupError
 	if !errors.As(err, &se) {
 		t.Fatalf("err = %v, want *SetupError", err)

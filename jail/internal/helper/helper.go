@@ -1,0 +1,180 @@
+//go:build linux
+
+package helper
+
+import (
+	"runtime"
+	"syscall"
+	"unsafe"
+)
+
+func init() {
+	if v, _ := syscall.Getenv(EnvVar); v == "1" {
+		Main()
+	}
+}
+
+// Main runs the helper: read the spec, set everything up, exec. It never
+// returns; a failure is written to ErrorFD and the process exits with 127.
+func Main() {
+	runtime.LockOSThread() // Landlock and the credentials apply to this thread, which execs
+	_, _, _ = syscall.RawSyscall(syscall.SYS_FCNTL, ErrorFD, syscall.F_SETFD, syscall.FD_CLOEXEC)
+	b, err := readAll(SpecFD)
+	_ = syscall.Close(SpecFD)
+	if err != nil {
+		fail("read_spec", err)
+	}
+	s, err := Unmarshal(b)
+	if err != nil {
+		fail("decode_spec", syscall.EINVAL)
+	}
+	stage, err := setup(s)
+	if err != nil {
+		fail(stage, err)
+	}
+	err = syscall.Exec(s.Path, s.Args, s.Env)
+	fail("exec", err)
+}
+
+// setup applies s to this thread and process, in the order that keeps each
+// step possible: root-only steps first, the Landlock domain last.
+func setup(s *Spec) (string, error) {
+	if s.LoopbackUp {
+		if err := loopbackUp(); err != nil {
+			return "loopback_up", err
+		}
+	}
+	for _, r := range s.Rlimits {
+		lim := syscall.Rlimit{Cur: r.Cur, Max: r.Max}
+		if err := syscall.Setrlimit(r.Resource, &lim); err != nil {
+			return "setrlimit", err
+		}
+	}
+	ruleset := -1
+	if s.Landlock.ABI > 0 {
+		fd, stage, err := buildRuleset(&s.Landlock)
+		if err != nil {
+			return stage, err
+		}
+		ruleset = fd
+	}
+	if s.DropUID {
+		if stage, err := dropUID(s.UID, s.GID); err != nil {
+			return stage, err
+		}
+	}
+	if err := prctl(syscall.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL)); err != nil {
+		return "pdeathsig", err
+	}
+	if err := prctl(prSetNoNewPrivs, 1); err != nil {
+		return "no_new_privs", err
+	}
+	if ruleset >= 0 {
+		if err := restrictSelf(ruleset); err != nil {
+			return "landlock_restrict_self", err
+		}
+	}
+	return "", nil
+}
+
+const prSetNoNewPrivs = 38
+
+func prctl(option int, arg uintptr) error {
+	_, _, e := syscall.RawSyscall6(syscall.SYS_PRCTL, uintptr(option), arg, 0, 0, 0, 0)
+	return errno(e)
+}
+
+// dropUID changes the credentials of this thread only: it is the thread
+// that executes the program, and execve ends every other thread.
+func dropUID(uid, gid int) (string, error) {
+	if _, _, e := syscall.RawSyscall(syscall.SYS_SETGROUPS, 0, 0, 0); e != 0 {
+		return "setgroups", e
+	}
+	if _, _, e := syscall.RawSyscall(syscall.SYS_SETRESGID, uintptr(gid), uintptr(gid), uintptr(gid)); e != 0 {
+		return "setresgid", e
+	}
+	if _, _, e := syscall.RawSyscall(syscall.SYS_SETRESUID, uintptr(uid), uintptr(uid), uintptr(uid)); e != 0 {
+		return "setresuid", e
+	}
+	return "", nil
+}
+
+// loopbackUp sets IFF_UP on lo, the only interface of a new network
+// namespace.
+func loopbackUp() error {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer syscall.Close(fd)
+	var req struct {
+		name  [syscall.IFNAMSIZ]byte
+		flags uint16
+		_     [22]byte
+	}
+	copy(req.name[:], "lo")
+	if err := ioctl(fd, syscall.SIOCGIFFLAGS, unsafe.Pointer(&req)); err != nil {
+		return err
+	}
+	req.flags |= syscall.IFF_UP
+	return ioctl(fd, syscall.SIOCSIFFLAGS, unsafe.Pointer(&req))
+}
+
+func ioctl(fd int, req uintptr, arg unsafe.Pointer) error {
+	_, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), req, uintptr(arg))
+	return errno(e)
+}
+
+func readAll(fd int) ([]byte, error) {
+	buf := make([]byte, 0, 4096)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+	}
+}
+
+// fail reports stage and err on ErrorFD and exits.
+func fail(stage string, err error) {
+	msg := []byte(stage + "\x00" + itoa(errnoOf(err)))
+	_, _ = syscall.Write(ErrorFD, msg)
+	syscall.Exit(127)
+}
+
+func errnoOf(err error) int {
+	if e, ok := err.(syscall.Errno); ok {
+		return int(e)
+	}
+	return int(syscall.EINVAL)
+}
+
+func errno(e syscall.Errno) error {
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for ; n > 0; n /= 10 {
+		i--
+		b[i] = byte('0' + n%10)
+	}
+	return string(b[i:])
+}
