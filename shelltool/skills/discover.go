@@ -18,12 +18,13 @@ var skipDirs = map[string]bool{".git": true, "node_modules": true}
 // A folder is a skill when it holds a regular file named SKILL.md (a symlink
 // to one counts); Discover does not look for skills inside a skill's folder,
 // nor more than MaxDepth directories below a root, nor in directories named
-// .git or node_modules. Symlinked directories are followed, but no directory
-// is searched twice: directories are identified by device and inode, so a
-// symlink loop ends, a skill reachable by two paths is loaded once (by the
-// first path in root order, then name order), and a root inside an earlier
-// root adds nothing. On systems without inode numbers symlinked directories
-// are not followed.
+// .git or node_modules. Directories are searched in name order. Symlinked
+// directories are followed after the real directories of their root, and no
+// directory is searched twice: directories are identified by device and
+// inode, so a symlink loop ends, a skill reachable by two paths is loaded once
+// (by its real path when that is under the root), and a root inside an
+// earlier root adds nothing. On systems without inode numbers symlinked
+// directories are not followed.
 //
 // A skill is skipped, with a warning, when its SKILL.md cannot be read, has
 // no parseable frontmatter, or lacks a name or a non-empty description that
@@ -134,8 +135,16 @@ func (f found) load() (Skill, []Problem) {
 // walker searches skills roots; it is used by one goroutine.
 type walker struct {
 	visited  map[fileID]bool
+	links    []link // symlinked directories not yet followed
 	found    []found
 	problems []Problem
+}
+
+// link is a symlinked directory to search once the real tree under its root
+// has been searched, so that a skill is found by its real path first.
+type link struct {
+	root, path string
+	depth      int
 }
 
 // walk searches every root in order.
@@ -166,6 +175,7 @@ func (w *walker) root(root string) error {
 	}
 	before := len(w.found)
 	w.dir(absClean(root), filepath.Clean(root), 0)
+	w.followLinks()
 	if len(w.found) == before {
 		w.problems = append(w.problems, problemf(SeverityWarning, root, 0, "", "no SKILL.md found"))
 	}
@@ -189,22 +199,32 @@ func (w *walker) dir(root, dir string, depth int) {
 	}
 	for _, e := range entries {
 		sub := filepath.Join(dir, e.Name())
-		if !skipDirs[e.Name()] && w.enter(sub, e) {
+		switch {
+		case skipDirs[e.Name()]:
+		case e.Type()&os.ModeSymlink != 0 && followSymlinks:
+			w.links = append(w.links, link{root: root, path: sub, depth: depth + 1})
+		case e.IsDir() && w.enter(sub):
 			w.dir(root, sub, depth+1)
 		}
 	}
 }
 
-// enter reports whether the entry sub is a directory, or a symlink to one
-// when those are followed, that has not been searched yet, and records it.
-func (w *walker) enter(sub string, e os.DirEntry) bool {
-	switch {
-	case e.IsDir():
-	case e.Type()&os.ModeSymlink != 0 && followSymlinks:
-	default:
-		return false
+// followLinks searches the symlinked directories found so far, and those
+// found under them, each directory at most once.
+func (w *walker) followLinks() {
+	for len(w.links) > 0 {
+		l := w.links[0]
+		w.links = w.links[1:]
+		if w.enter(l.path) {
+			w.dir(l.root, l.path, l.depth)
+		}
 	}
-	info, err := os.Stat(sub)
+}
+
+// enter reports whether path is a directory not searched yet, following a
+// symlink, and records it.
+func (w *walker) enter(path string) bool {
+	info, err := os.Stat(path)
 	if err != nil || !info.IsDir() {
 		return false
 	}

@@ -98,7 +98,8 @@ func (p *parser) document(front string) *yaml.Node {
 	return top
 }
 
-// yamlError reports a YAML syntax error at its line in the file.
+// yamlError reports a YAML syntax error at the line yaml.v3 names, which for
+// some errors is the line before the offending one, or at line 1.
 func (p *parser) yamlError(err error) {
 	msg := err.Error()
 	line := 1
