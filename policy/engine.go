@@ -1,0 +1,321 @@
+package policy
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/loader"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
+	"github.com/open-policy-agent/opa/v1/util"
+
+	defaultpolicy "github.com/skillsh/skillsh/rego"
+)
+
+// Query is the Rego query every policy answers: an object with "decision",
+// "reasons" and optionally "profile".
+const Query = "data.skillsh.main.decision"
+
+// Engine decides policy inputs with a query prepared once. It is safe for
+// concurrent use by multiple goroutines.
+type Engine struct {
+	query    rego.PreparedEvalQuery
+	rules    map[string]string // rule code → "file:line"
+	modules  map[string]*ast.Module
+	revision string
+}
+
+type engineOptions struct {
+	paths     []string
+	noDefault bool
+}
+
+// Option configures an Engine.
+type Option func(*engineOptions)
+
+// WithPolicy adds policies from paths: directories of .rego files and
+// data.json / data.yaml files (placed in data by their directory, as OPA
+// does), or OPA bundle files (.tar.gz). Files ending in _test.rego are
+// never loaded as policy.
+func WithPolicy(paths ...string) Option {
+	return func(o *engineOptions) { o.paths = append(o.paths, paths...) }
+}
+
+// WithoutDefault leaves out the embedded default policy, so the policies
+// given with WithPolicy are the whole policy. They must define
+// data.skillsh.main.decision.
+func WithoutDefault() Option {
+	return func(o *engineOptions) { o.noDefault = true }
+}
+
+// NewEngine loads and compiles the policies and prepares the query. The
+// default is the embedded policy of package rego, plus WithPolicy paths.
+// An error means the policy cannot be used; nothing may run without one.
+func NewEngine(ctx context.Context, opts ...Option) (*Engine, error) {
+	var o engineOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	set, err := loadPolicies(o)
+	if err != nil {
+		return nil, err
+	}
+	return set.prepare(ctx)
+}
+
+// policySet is the loaded modules and data before compilation.
+type policySet struct {
+	modules map[string]*ast.Module
+	data    map[string]any
+}
+
+func loadPolicies(o engineOptions) (*policySet, error) {
+	set := &policySet{modules: map[string]*ast.Module{}, data: map[string]any{}}
+	if !o.noDefault {
+		res, err := newLoader().WithFS(defaultpolicy.FS).Filtered([]string{"."}, skipNonPolicy)
+		if err != nil {
+			return nil, fmt.Errorf("load default policy: %w", err)
+		}
+		if err := set.add(res, "rego/"); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range o.paths {
+		if err := set.addPath(p); err != nil {
+			return nil, err
+		}
+	}
+	if len(set.modules) == 0 {
+		return nil, errors.New("load policy: no policy modules")
+	}
+	return set, nil
+}
+
+func newLoader() loader.FileLoader {
+	return loader.NewFileLoader().WithProcessAnnotation(true).WithRegoVersion(ast.RegoV1)
+}
+
+// skipNonPolicy leaves out Rego tests and every data file not named data.*,
+// such as schemas and corpora kept beside the policies.
+func skipNonPolicy(_ string, info fs.FileInfo, _ int) bool {
+	name := info.Name()
+	if info.IsDir() {
+		return false
+	}
+	switch path.Ext(name) {
+	case ".rego":
+		return strings.HasSuffix(name, "_test.rego")
+	case ".json", ".yaml", ".yml":
+		return strings.TrimSuffix(name, path.Ext(name)) != "data"
+	}
+	return true
+}
+
+func (s *policySet) addPath(p string) error {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return fmt.Errorf("load policy: %w", err)
+	}
+	if !fi.IsDir() && (strings.HasSuffix(p, ".tar.gz") || strings.HasSuffix(p, ".tgz")) {
+		return s.addBundle(p)
+	}
+	res, err := newLoader().Filtered([]string{p}, skipNonPolicy)
+	if err != nil {
+		return fmt.Errorf("load policy %s: %w", p, err)
+	}
+	return s.add(res, "")
+}
+
+func (s *policySet) addBundle(p string) error {
+	b, err := newLoader().AsBundle(p)
+	if err != nil {
+		return fmt.Errorf("load policy bundle %s: %w", p, err)
+	}
+	for _, m := range b.Modules {
+		if strings.HasSuffix(m.Path, "_test.rego") {
+			continue
+		}
+		s.modules[p+":"+m.Path] = m.Parsed
+	}
+	return mergeData(s.data, b.Data, "")
+}
+
+func (s *policySet) add(res *loader.Result, prefix string) error {
+	for name, f := range res.Modules {
+		s.modules[prefix+name] = f.Parsed
+	}
+	return mergeData(s.data, res.Documents, "")
+}
+
+// mergeData merges src into dst; the same leaf defined twice is an error,
+// so no layer silently replaces another's data.
+func mergeData(dst, src map[string]any, at string) error {
+	for k, v := range src {
+		where := at + "." + k
+		old, ok := dst[k]
+		if !ok {
+			dst[k] = v
+			continue
+		}
+		om, ok1 := old.(map[string]any)
+		nm, ok2 := v.(map[string]any)
+		if !ok1 || !ok2 {
+			return fmt.Errorf("load policy: data%s is defined twice", where)
+		}
+		if err := mergeData(om, nm, where); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *policySet) prepare(ctx context.Context) (*Engine, error) {
+	mods := slices.Sorted(maps.Keys(s.modules))
+	opts := []func(*rego.Rego){
+		rego.Query(Query),
+		rego.Store(inmem.NewFromObject(s.data)),
+	}
+	for _, name := range mods {
+		m := s.modules[name]
+		opts = append(opts, rego.ParsedModule(m))
+	}
+	pq, err := rego.New(opts...).PrepareForEval(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("compile policy: %w", err)
+	}
+	return &Engine{query: pq, rules: ruleLocations(s.modules), modules: s.modules, revision: revision(s)}, nil
+}
+
+// ruleLocations maps each rule's custom "code" annotation to the file and
+// line of the rule.
+func ruleLocations(modules map[string]*ast.Module) map[string]string {
+	list := make([]*ast.Module, 0, len(modules))
+	for _, m := range modules {
+		list = append(list, m)
+	}
+	rules := map[string]string{}
+	set, _ := ast.BuildAnnotationSet(list)
+	if set == nil {
+		return rules
+	}
+	for _, ref := range set.Flatten() {
+		code, _ := ref.Annotations.Custom["code"].(string)
+		if code == "" || ref.Location == nil {
+			continue
+		}
+		rules[code] = fmt.Sprintf("%s:%d", ref.Location.File, ref.Location.Row)
+	}
+	return rules
+}
+
+// revision identifies the loaded policy: a hash of its modules and data.
+func revision(s *policySet) string {
+	var buf bytes.Buffer
+	for _, name := range slices.Sorted(maps.Keys(s.modules)) {
+		buf.WriteString(name)
+		buf.WriteString(s.modules[name].String())
+	}
+	data, _ := json.Marshal(s.data)
+	buf.Write(data)
+	sum := sha256.Sum256(buf.Bytes())
+	return fmt.Sprintf("%x", sum[:8])
+}
+
+// Revision identifies the loaded policy, for decision logs.
+func (e *Engine) Revision() string { return e.revision }
+
+// Rule returns the "file:line" of the rule with the given code, or "".
+func (e *Engine) Rule(code string) string { return e.rules[code] }
+
+// Codes returns the codes of every annotated rule, sorted.
+func (e *Engine) Codes() []string { return slices.Sorted(maps.Keys(e.rules)) }
+
+// Decide evaluates the policy for in. It fails closed: when the policy
+// cannot be evaluated or answers something malformed, the decision is
+// Deny with a "policy.error" reason, and the error says why.
+func (e *Engine) Decide(ctx context.Context, in *Input) (Decision, error) {
+	d, err := e.decide(ctx, in)
+	if err != nil {
+		return Decision{Verdict: Deny, Reasons: []Reason{{
+			Code:    "policy.error",
+			Verdict: Deny,
+			Message: "the policy could not be evaluated, so nothing runs: " + err.Error(),
+			Allowed: "nothing until the policy is fixed",
+		}}}, err
+	}
+	return d, nil
+}
+
+func (e *Engine) decide(ctx context.Context, in *Input) (Decision, error) {
+	value, err := inputValue(in)
+	if err != nil {
+		return Decision{}, err
+	}
+	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(value))
+	if err != nil {
+		return Decision{}, fmt.Errorf("evaluate %s: %w", Query, err)
+	}
+	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
+		return Decision{}, fmt.Errorf("%s is undefined", Query)
+	}
+	return e.decodeDecision(rs[0].Expressions[0].Value)
+}
+
+func inputValue(in *Input) (ast.Value, error) {
+	data, err := json.Marshal(in)
+	if err != nil {
+		return nil, fmt.Errorf("encode input: %w", err)
+	}
+	var doc any
+	if err := util.UnmarshalJSON(data, &doc); err != nil {
+		return nil, fmt.Errorf("encode input: %w", err)
+	}
+	return ast.InterfaceToValue(doc)
+}
+
+// decodeDecision checks the shape of the policy's answer and fills in the
+// rule locations of its reasons.
+func (e *Engine) decodeDecision(v any) (Decision, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return Decision{}, fmt.Errorf("decode decision: %w", err)
+	}
+	var d Decision
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&d); err != nil {
+		return Decision{}, fmt.Errorf("decode decision: %w", err)
+	}
+	switch d.Verdict {
+	case Allow, Ask, Deny:
+	default:
+		return Decision{}, fmt.Errorf("decode decision: unknown decision %q", d.Verdict)
+	}
+	for i := range d.Reasons {
+		r := &d.Reasons[i]
+		if r.Rule == "" {
+			r.Rule = e.rules[r.Code]
+		}
+		if r.Verdict == Deny {
+			d.Verdict = Deny // a denying reason is never outvoted
+		}
+	}
+	if d.Verdict != Allow && len(d.Reasons) == 0 {
+		d.Reasons = []Reason{{Code: "policy.no_reason", Verdict: d.Verdict,
+			Message: "the policy refused without giving a reason"}}
+	}
+	if d.Reasons == nil {
+		d.Reasons = []Reason{}
+	}
+	return d, nil
+}

@@ -1,0 +1,185 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// maxSymlinks bounds how many symlinks one resolution follows, as the
+// kernel's ELOOP does.
+const maxSymlinks = 40
+
+// devices are the harmless device files every command may use.
+var devices = map[string]bool{
+	"/dev/null": true, "/dev/zero": true, "/dev/urandom": true, "/dev/random": true,
+	"/dev/stdin": true, "/dev/stdout": true, "/dev/stderr": true,
+}
+
+var fdDevice = regexp.MustCompile(`^/dev/fd/[0-9]+$`)
+
+// argPaths finds the path-like arguments of a command: after argv[0], each
+// literal non-option word that contains "/", starts with "~" or ".", or
+// names something that exists in the working directory; and the value of
+// an --opt=value option when it contains "/". Dynamic words that may be
+// paths are listed as dynamic paths.
+func (b *builder) argPaths(cmd *Command) []Path {
+	paths := []Path{}
+	options := true
+	for i := 1; i < len(cmd.Argv); i++ {
+		w := cmd.Argv[i]
+		if w.Dynamic {
+			paths = append(paths, Path{Arg: i, Dynamic: true})
+			continue
+		}
+		v, ok := pathCandidate(w.Value, options, b.facts.Cwd)
+		if w.Value == "--" {
+			options = false
+		}
+		if !ok {
+			continue
+		}
+		p := b.resolve(v)
+		p.Arg = i
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+// pathCandidate returns the part of an argument that may be a path.
+func pathCandidate(arg string, options bool, cwd string) (string, bool) {
+	if arg == "" || arg == "-" || arg == "--" {
+		return "", false
+	}
+	if options && strings.HasPrefix(arg, "-") {
+		_, val, ok := strings.Cut(arg, "=")
+		return val, ok && strings.Contains(val, "/")
+	}
+	if strings.ContainsRune(arg, '/') || arg[0] == '~' || arg[0] == '.' {
+		return arg, true
+	}
+	_, err := os.Lstat(filepath.Join(cwd, arg))
+	return arg, err == nil
+}
+
+// pathOf resolves a redirection target or other single word.
+func (b *builder) pathOf(w Word) Path {
+	if w.Dynamic {
+		return Path{Dynamic: true}
+	}
+	return b.resolve(w.Value)
+}
+
+// resolve makes a path absolute against the working directory, follows the
+// symlinks of its existing part component by component (so "link/.." is
+// the parent of the link's target, as the kernel sees it), and tags it with
+// the root that contains it.
+func (b *builder) resolve(value string) Path {
+	p := Path{Value: value}
+	abs := value
+	if !filepath.IsAbs(abs) {
+		abs = b.facts.Cwd + "/" + abs
+	}
+	if lexical := filepath.Clean(abs); devices[lexical] || fdDevice.MatchString(lexical) {
+		p.Resolved, p.Root, p.Exists = lexical, "device", true
+		return p
+	}
+	p.Resolved = resolveSymlinks(abs)
+	if fi, err := os.Stat(p.Resolved); err == nil {
+		p.Exists, p.Dir = true, fi.IsDir()
+	}
+	p.Root, p.RootDir = b.facts.Roots.contain(p.Resolved)
+	return p
+}
+
+// contain names the root that holds path by whole path components.
+func (r Roots) contain(path string) (name, dir string) {
+	if r.Workspace != "" && within(path, r.Workspace) {
+		return "workspace", r.Workspace
+	}
+	for _, s := range r.Skills {
+		if within(path, s) {
+			return "skills", s
+		}
+	}
+	if devices[path] {
+		return "device", ""
+	}
+	return "", ""
+}
+
+// within reports whether path is dir or lies beneath it. Both are clean
+// absolute paths; only "/" separates components.
+func within(path, dir string) bool {
+	if dir == "/" {
+		return strings.HasPrefix(path, "/")
+	}
+	return path == dir || strings.HasPrefix(path, dir+"/")
+}
+
+// resolveSymlinks resolves an absolute path as the kernel would: component
+// by component, following each symlink it meets. The part that does not
+// exist is appended lexically. The result is clean and absolute.
+func resolveSymlinks(abs string) string {
+	done := "/"
+	rest := strings.Split(abs, "/")
+	followed := 0
+	for len(rest) > 0 {
+		comp := rest[0]
+		rest = rest[1:]
+		switch comp {
+		case "", ".":
+			continue
+		case "..":
+			done = filepath.Dir(done)
+			continue
+		}
+		next := filepath.Join(done, comp)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return filepath.Join(append([]string{next}, rest...)...)
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			done = next
+			continue
+		}
+		target, err := os.Readlink(next)
+		if followed++; err != nil || followed > maxSymlinks {
+			return filepath.Join(append([]string{next}, rest...)...)
+		}
+		if filepath.IsAbs(target) {
+			done = "/"
+		}
+		rest = append(strings.Split(target, "/"), rest...)
+	}
+	return done
+}
+
+// lookPath resolves a program name as the interpreter would: a name with
+// a slash against the working directory, any other through the search
+// path. It returns "" when nothing executable is found.
+func (b *builder) lookPath(name string) string {
+	if strings.ContainsRune(name, '/') {
+		p := name
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(b.facts.Cwd, p)
+		}
+		return filepath.Clean(p)
+	}
+	search := b.facts.Path
+	if search == "" {
+		search = DefaultPath
+	}
+	for _, dir := range filepath.SplitList(search) {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+// ResolvePath resolves an absolute path's symlinks as the kernel would (see
+// resolveSymlinks); the part that does not exist is kept lexically.
+func ResolvePath(abs string) string { return resolveSymlinks(abs) }

@@ -1,0 +1,116 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/cover"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
+	"github.com/open-policy-agent/opa/v1/tester"
+
+	defaultpolicy "github.com/skillsh/skillsh/rego"
+)
+
+// TestReport is the outcome of running Rego unit tests.
+type TestReport struct {
+	Results  []*tester.Result
+	Passed   int
+	Failed   int
+	Coverage cover.Report
+}
+
+// OK reports whether tests ran and all passed.
+func (r *TestReport) OK() bool { return r.Passed > 0 && r.Failed == 0 }
+
+// CoverageOf returns the percentage of lines covered in the files whose
+// names have the given prefix and do not end in _test.rego.
+func (r *TestReport) CoverageOf(prefix string) float64 {
+	covered, total := 0, 0
+	for name, f := range r.Coverage.Files {
+		if !strings.HasPrefix(name, prefix) || strings.HasSuffix(name, "_test.rego") {
+			continue
+		}
+		covered += f.CoveredLines
+		total += f.CoveredLines + f.NotCoveredLines
+	}
+	if total == 0 {
+		return 0
+	}
+	return 100 * float64(covered) / float64(total)
+}
+
+// RunTests runs the Rego unit tests (test_ rules, usually in *_test.rego)
+// of the embedded default policy, when withDefault is set, and of the
+// given directories, with line coverage. The error reports policies that
+// cannot be loaded or compiled; failing tests are in the report.
+func RunTests(ctx context.Context, withDefault bool, dirs ...string) (*TestReport, error) {
+	set := &policySet{modules: map[string]*ast.Module{}, data: map[string]any{}}
+	if withDefault {
+		res, err := newLoader().WithFS(defaultpolicy.FS).Filtered([]string{"."}, skipNonTest)
+		if err != nil {
+			return nil, fmt.Errorf("load default policy: %w", err)
+		}
+		if err := set.add(res, "rego/"); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range dirs {
+		res, err := newLoader().Filtered([]string{d}, skipNonTest)
+		if err != nil {
+			return nil, fmt.Errorf("load policy %s: %w", d, err)
+		}
+		if err := set.add(res, ""); err != nil {
+			return nil, err
+		}
+	}
+	return set.runTests(ctx)
+}
+
+// skipNonTest keeps what skipNonPolicy keeps, plus the tests.
+func skipNonTest(p string, info fs.FileInfo, depth int) bool {
+	if strings.HasSuffix(info.Name(), "_test.rego") {
+		return false
+	}
+	return skipNonPolicy(p, info, depth)
+}
+
+func (s *policySet) runTests(ctx context.Context) (*TestReport, error) {
+	store := inmem.NewFromObject(s.data)
+	txn, err := store.NewTransaction(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Abort(ctx, txn)
+	cov := cover.New()
+	ch, err := tester.NewRunner().
+		SetStore(store).
+		SetModules(s.modules).
+		SetCoverageQueryTracer(cov).
+		SetDefaultRegoVersion(ast.RegoV1).
+		RunTests(ctx, txn)
+	if err != nil {
+		return nil, fmt.Errorf("run policy tests: %w", err)
+	}
+	rep := &TestReport{}
+	for r := range ch {
+		if r.Error != nil {
+			return nil, fmt.Errorf("run policy tests: %w", r.Error)
+		}
+		rep.Results = append(rep.Results, r)
+		if r.Pass() {
+			rep.Passed++
+		} else {
+			rep.Failed++
+		}
+	}
+	rep.Coverage = cov.Report(s.modules)
+	return rep, nil
+}
+
+// Files lists the covered files in the report, sorted.
+func (r *TestReport) Files() []string { return slices.Sorted(maps.Keys(r.Coverage.Files)) }

@@ -1,0 +1,258 @@
+package shelltool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/interp"
+
+	"github.com/skillsh/skillsh/jail"
+	"github.com/skillsh/skillsh/policy"
+)
+
+// handlers are the interpreter's handlers for one call.
+type handlers struct {
+	c *call
+}
+
+// call is the exec-phase check: every simple command, after expansion,
+// builtins and function calls included, is decided again by the same
+// policy. A refusal halts the run.
+func (h *handlers) call(ctx context.Context, args []string) ([]string, error) {
+	c := h.c
+	hc := interp.HandlerCtx(ctx)
+	facts := c.s.facts(hc.Dir, c.s.isFunction)
+	in := policy.BuildExec(c.command, args, hc.Pos, facts)
+	in.Commands[0].Assigns = h.changedEnv(hc.Env)
+	d, err := c.tool.cfg.Engine.Decide(ctx, in)
+	c.tool.log(ctx, in, d, err)
+	req := &ApprovalRequest{Command: c.command, Phase: policy.PhaseExec, Argv: args, Reasons: d.Reasons}
+	if !c.permit(ctx, d, req) {
+		return nil, &refusal{decision: d}
+	}
+	return args, nil
+}
+
+// changedEnv lists the exported variables whose values differ from the
+// environment the session started with: the assignments in force for the
+// command, whether written in front of it or exported before.
+func (h *handlers) changedEnv(env expand.Environ) []policy.Assign {
+	base := h.c.tool.baseEnv()
+	out := []policy.Assign{}
+	env.Each(func(name string, vr expand.Variable) bool {
+		if vr.Exported && vr.Kind == expand.String && base[name] != vr.Str {
+			out = append(out, policy.Assign{Name: name, Value: vr.Str})
+		}
+		return true
+	})
+	return out
+}
+
+func (s *Session) isFunction(name string) bool {
+	return s.runner != nil && s.runner.Funcs[name] != nil
+}
+
+// exec is the last link of the interpreter's exec chain: it runs the
+// program in the jail and never falls through to the interpreter's default
+// handler, which would run a script without a #! line in a fresh
+// interpreter that has none of these checks.
+func (h *handlers) exec(_ interp.ExecHandlerFunc) interp.ExecHandlerFunc {
+	return h.runJailed
+}
+
+func (h *handlers) runJailed(ctx context.Context, args []string) error {
+	c := h.c
+	hc := interp.HandlerCtx(ctx)
+	path, err := interp.LookPathDir(hc.Dir, hc.Env, args[0])
+	if err != nil {
+		fmt.Fprintf(hc.Stderr, "%s: command not found\n", args[0])
+		return interp.ExitStatus(127)
+	}
+	c.running.Add(1)
+	defer c.running.Done()
+	res, err := c.tool.jail.Run(ctx, &jail.Command{
+		Path:   path,
+		Args:   args,
+		Dir:    hc.Dir,
+		Env:    c.tool.programEnv(hc.Env),
+		Stdin:  hc.Stdin,
+		Stdout: hc.Stdout,
+		Stderr: hc.Stderr,
+	})
+	if err != nil {
+		return err // a *jail.SetupError halts the run
+	}
+	c.account(res)
+	if res.TimedOut && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return interp.ExitStatus(uint8(res.ExitCode))
+}
+
+// account adds a program's resource use to the call's.
+func (c *call) account(res *jail.Result) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cpu += res.CPUTime
+	c.peak = max(c.peak, res.PeakMemory)
+	for _, p := range res.Protections {
+		c.protect[string(p)] = true
+	}
+}
+
+// programEnv is the environment a program gets: the session's fixed
+// environment, plus what the command exported, except for the variables
+// the jail fixes.
+func (t *Tool) programEnv(env expand.Environ) []string {
+	vars := maps.Clone(t.baseEnv())
+	env.Each(func(name string, vr expand.Variable) bool {
+		if vr.Exported && vr.Kind == expand.String {
+			vars[name] = vr.Str
+		}
+		return true
+	})
+	for name, value := range t.fixedEnv() {
+		vars[name] = value
+	}
+	out := make([]string, 0, len(vars))
+	for _, name := range slices.Sorted(maps.Keys(vars)) {
+		out = append(out, name+"="+vars[name])
+	}
+	return out
+}
+
+// fixedEnv are the variables no command may change for the programs it
+// runs.
+func (t *Tool) fixedEnv() map[string]string {
+	fixed := map[string]string{}
+	for name, value := range t.baseEnv() {
+		switch name {
+		case "PATH", "HOME", "TMPDIR":
+			fixed[name] = value
+		}
+	}
+	return fixed
+}
+
+func (t *Tool) baseEnv() map[string]string { return t.base }
+
+// open confines the files the interpreter opens itself (redirections):
+// reads inside the skills roots, the workspace and harmless devices,
+// writes inside the workspace. The open goes through an os.Root of the
+// root that holds the resolved path, so a symlink swapped in later cannot
+// lead outside it.
+func (h *handlers) open(ctx context.Context, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
+	hc := interp.HandlerCtx(ctx)
+	abs := absPath(hc.Dir, path)
+	if isDevice(abs) {
+		return os.OpenFile(abs, flag, perm)
+	}
+	write := flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) != 0
+	root, rel, err := h.c.tool.confine(abs, write)
+	if err != nil {
+		return nil, err
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.OpenFile(rel, flag, perm)
+}
+
+// confine finds the root that holds abs once its symlinks are followed and
+// returns it with the path relative to it. Writes must land in the
+// workspace.
+func (t *Tool) confine(abs string, write bool) (root, rel string, err error) {
+	real := policy.ResolvePath(abs)
+	if within(real, t.roots.Workspace) {
+		return relTo(t.roots.Workspace, real)
+	}
+	if !write {
+		for _, s := range t.roots.Skills {
+			if within(real, s) {
+				return relTo(s, real)
+			}
+		}
+		return "", "", &fs.PathError{Op: "open", Path: abs, Err: errOutsideRoots}
+	}
+	return "", "", &fs.PathError{Op: "open", Path: abs, Err: errWriteOutside}
+}
+
+var (
+	errOutsideRoots = errors.New("outside the skills tree and the workspace: reading is allowed only there")
+	errWriteOutside = errors.New("outside the workspace: writing is allowed only there")
+)
+
+func relTo(root, real string) (string, string, error) {
+	rel, err := filepath.Rel(root, real)
+	return root, rel, err
+}
+
+func within(path, dir string) bool {
+	return path == dir || strings.HasPrefix(path, dir+"/")
+}
+
+func absPath(dir, path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return dir + "/" + path
+}
+
+func isDevice(abs string) bool {
+	switch filepath.Clean(abs) {
+	case os.DevNull, "/dev/zero", "/dev/urandom", "/dev/random":
+		return true
+	}
+	return false
+}
+
+// readDir lets the interpreter list (for globbing) only directories inside
+// the roots, so a pattern cannot reveal names outside them.
+func (h *handlers) readDir(ctx context.Context, path string) ([]fs.DirEntry, error) {
+	hc := interp.HandlerCtx(ctx)
+	abs := absPath(hc.Dir, path)
+	if _, _, err := h.c.tool.confine(abs, false); err != nil {
+		return nil, err
+	}
+	return os.ReadDir(abs)
+}
+
+// stat answers the interpreter's file tests (test -e, [[ -f ]], cd) only
+// inside the roots and the system directories, so a test cannot probe for
+// files elsewhere.
+func (h *handlers) stat(ctx context.Context, name string, follow bool) (fs.FileInfo, error) {
+	hc := interp.HandlerCtx(ctx)
+	abs := filepath.Clean(absPath(hc.Dir, name))
+	if !isSystemPath(abs) && !isDevice(abs) {
+		if _, _, err := h.c.tool.confine(abs, false); err != nil {
+			return nil, err
+		}
+	}
+	if follow {
+		return os.Stat(abs)
+	}
+	return os.Lstat(abs)
+}
+
+// systemDirs are public system directories a test may look at.
+var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib64"}
+
+func isSystemPath(abs string) bool {
+	for _, d := range systemDirs {
+		if within(abs, d) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,313 @@
+package shelltool
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/skillsh/skillsh/jail"
+	"github.com/skillsh/skillsh/policy"
+)
+
+// Session is a sequence of calls that share a working directory, shell
+// variables and functions, as an interactive shell does. Its calls are
+// serialised: a Session is safe for concurrent use, but runs one call at a
+// time.
+type Session struct {
+	tool   *Tool
+	mu     sync.Mutex
+	runner *interp.Runner
+}
+
+// NewSession starts a session in the workspace.
+func (t *Tool) NewSession() *Session {
+	return &Session{tool: t}
+}
+
+// Dir returns the session's working directory.
+func (s *Session) Dir() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.runner == nil {
+		return s.tool.roots.Workspace
+	}
+	return s.runner.Dir
+}
+
+// Run runs one command string and returns its result; it never returns
+// nil. The exit status follows the command-line contract: the command's
+// own, 124 on timeout, 126 when refused, 2 for input that does not parse,
+// 125 when the jail could not be set up.
+func (s *Session) Run(ctx context.Context, command string) *Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.newCall(command)
+	c.run(ctx)
+	return c.finish()
+}
+
+// call is the state of one tool call.
+type call struct {
+	s        *Session
+	tool     *Tool
+	command  string
+	file     *syntax.File
+	res      *Result
+	stdout   *jail.Capture
+	stderr   *jail.Capture
+	start    time.Time
+	approved map[string]bool // reason keys a person approved in this call
+	running  sync.WaitGroup  // jailed programs still running
+	cpu      time.Duration
+	peak     int64
+	protect  map[string]bool
+	mu       sync.Mutex // guards cpu, peak and protect
+}
+
+func (s *Session) newCall(command string) *call {
+	t := s.tool
+	return &call{
+		s: s, tool: t, command: command,
+		res:      &Result{Command: command, Workspace: t.roots.Workspace, Reasons: []policy.Reason{}},
+		stdout:   jail.NewCapture(t.cfg.OutputLimit),
+		stderr:   jail.NewCapture(t.cfg.OutputLimit),
+		start:    time.Now(),
+		approved: map[string]bool{},
+		protect:  map[string]bool{},
+	}
+}
+
+func (c *call) run(ctx context.Context) {
+	file, err := parseCommand(c.command)
+	if err != nil {
+		c.inputError(err)
+		return
+	}
+	c.file = file
+	in := c.s.staticInput(c.command, file)
+	d, err := c.tool.cfg.Engine.Decide(ctx, in)
+	c.tool.log(ctx, in, d, err)
+	c.res.Decision, c.res.Reasons = d.Verdict, d.Reasons
+	if !c.permit(ctx, d, &ApprovalRequest{Command: c.command, Phase: policy.PhaseStatic, Reasons: d.Reasons}) {
+		c.refuse()
+		return
+	}
+	c.execute(ctx, d.Profile)
+}
+
+// permit reports whether a decision lets the command go on, asking the
+// approver when the policy asks.
+func (c *call) permit(ctx context.Context, d policy.Decision, req *ApprovalRequest) bool {
+	switch d.Verdict {
+	case policy.Allow:
+		return true
+	case policy.Ask:
+		return c.approve(ctx, req)
+	}
+	return false
+}
+
+func (c *call) approve(ctx context.Context, req *ApprovalRequest) bool {
+	if c.allApproved(req.Reasons) {
+		return true
+	}
+	ap := c.tool.cfg.Approver
+	if ap == nil {
+		c.res.Notes = append(c.res.Notes, "the policy asks a person to approve this command, and no one can be asked here")
+		return false
+	}
+	ok, err := ap.Approve(ctx, req)
+	if err != nil || !ok {
+		c.res.Notes = append(c.res.Notes, "a person did not approve this command")
+		return false
+	}
+	for _, r := range req.Reasons {
+		c.approved[approvalKey(r)] = true
+	}
+	c.res.Approved = true
+	return true
+}
+
+// allApproved reports whether every reason was already approved in this
+// call, so the exec phase does not ask again about what the static phase
+// asked.
+func (c *call) allApproved(reasons []policy.Reason) bool {
+	if len(reasons) == 0 {
+		return false
+	}
+	for _, r := range reasons {
+		if !c.approved[approvalKey(r)] {
+			return false
+		}
+	}
+	return true
+}
+
+func approvalKey(r policy.Reason) string { return r.Code }
+
+func (c *call) refuse() {
+	c.res.ExitCode = ExitRefused
+	c.res.Refused = true
+	if c.res.Decision == policy.Allow {
+		c.res.Decision = policy.Deny
+	}
+}
+
+func (c *call) inputError(err error) {
+	c.res.ExitCode = ExitUsage
+	c.res.Decision = policy.Deny
+	c.res.Error = err.Error()
+}
+
+// execute runs the parsed command in the session's interpreter.
+func (c *call) execute(ctx context.Context, profile *policy.Profile) {
+	timeout := c.tool.cfg.Timeout
+	if profile != nil && profile.TimeoutSeconds > 0 {
+		timeout = time.Duration(profile.TimeoutSeconds * float64(time.Second))
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	r, err := c.s.runnerFor(c)
+	if err != nil {
+		c.setupError(err)
+		return
+	}
+	err = r.Run(ctx, c.file)
+	cancel() // ends background programs with the call
+	c.running.Wait()
+	c.exitStatus(ctx, err)
+}
+
+func (c *call) exitStatus(ctx context.Context, err error) {
+	var denied *refusal
+	var setup *jail.SetupError
+	switch {
+	case errors.As(err, &denied):
+		c.res.Decision, c.res.Reasons = denied.decision.Verdict, denied.decision.Reasons
+		c.refuse()
+	case errors.As(err, &setup):
+		c.setupError(err)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		c.res.TimedOut = true
+		c.res.ExitCode = ExitTimeout
+	case err == nil:
+		c.res.ExitCode = 0
+	default:
+		if st, ok := interp.IsExitStatus(err); ok {
+			c.res.ExitCode = int(st)
+			return
+		}
+		c.res.ExitCode = 1
+		c.res.Error = err.Error()
+	}
+}
+
+func (c *call) setupError(err error) {
+	c.res.ExitCode = ExitJailSetup
+	c.res.Error = err.Error()
+}
+
+// runnerFor returns the session's interpreter, wired to this call.
+func (s *Session) runnerFor(c *call) (*interp.Runner, error) {
+	h := &handlers{c: c}
+	opts := []interp.RunnerOption{
+		interp.StdIO(devNull(), c.stdout, c.stderr),
+		interp.CallHandler(h.call),
+		interp.ExecHandlers(h.exec),
+		interp.OpenHandler(h.open),
+		interp.ReadDirHandler2(h.readDir),
+		interp.StatHandler(h.stat),
+	}
+	if s.runner == nil {
+		r, err := interp.New(append(opts,
+			interp.Env(expand.ListEnviron(s.tool.env...)),
+			interp.Dir(s.tool.roots.Workspace),
+		)...)
+		if err != nil {
+			return nil, err
+		}
+		s.runner = r
+		return r, nil
+	}
+	for _, o := range opts {
+		if err := o(s.runner); err != nil {
+			return nil, err
+		}
+	}
+	return s.runner, nil
+}
+
+// staticInput builds the static-phase policy input in the session's
+// current directory.
+func (s *Session) staticInput(command string, file *syntax.File) *policy.Input {
+	return policy.Build(command, file, s.facts(s.currentDir(), nil))
+}
+
+func (s *Session) currentDir() string {
+	if s.runner == nil {
+		return s.tool.roots.Workspace
+	}
+	return s.runner.Dir
+}
+
+// facts describes the session to the policy input builder.
+func (s *Session) facts(dir string, funcs func(string) bool) *policy.Facts {
+	t := s.tool
+	return &policy.Facts{
+		Cwd:       dir,
+		Roots:     t.roots,
+		Session:   t.sessionFacts(),
+		Functions: funcs,
+	}
+}
+
+func (t *Tool) sessionFacts() policy.Session {
+	facts := make([]policy.SkillFact, len(t.catalog))
+	for i, sk := range t.catalog {
+		facts[i] = policy.SkillFact{Name: sk.Name, Dir: sk.Dir, Location: sk.Location, AllowedTools: nonNil(sk.AllowedTools)}
+	}
+	return policy.Session{Home: t.roots.Workspace, Skills: facts, Protections: nonNil(t.Protections())}
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// parseCommand refuses input a model should never send and parses the
+// rest as bash.
+func parseCommand(command string) (*syntax.File, error) {
+	switch {
+	case strings.IndexByte(command, 0) >= 0:
+		return nil, &InputError{Msg: "the command contains a NUL byte"}
+	case len(command) > MaxCommandSize:
+		return nil, &InputError{Msg: "the command is longer than " + sizeString(MaxCommandSize)}
+	}
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+	if err != nil {
+		var pe syntax.ParseError
+		if errors.As(err, &pe) {
+			return nil, &InputError{Msg: pe.Text, Line: int(pe.Pos.Line()), Col: int(pe.Pos.Col())}
+		}
+		return nil, &InputError{Msg: err.Error()}
+	}
+	if len(file.Stmts) == 0 {
+		return nil, &InputError{Msg: "the command is empty (only blanks or comments)"}
+	}
+	return file, nil
+}
+
+// devNull is opened once; programs without input read from it.
+var devNull = sync.OnceValue(func() *os.File {
+	f, _ := os.Open(os.DevNull)
+	return f
+})
