@@ -42,7 +42,7 @@ func Discover(roots ...string) (skills []Skill, problems []Problem, err error) {
 		return nil, nil, err
 	}
 	problems = w.problems
-	var loaded []Skill
+	var usable []loaded
 	for _, f := range w.found {
 		s, ps := f.load()
 		for _, p := range ps {
@@ -53,9 +53,9 @@ func Discover(roots ...string) (skills []Skill, problems []Problem, err error) {
 			problems = append(problems, problemf(SeverityWarning, f.path, 0, "", "skill not loaded: %s", why))
 			continue
 		}
-		loaded = append(loaded, s)
+		usable = append(usable, loaded{s, f.path})
 	}
-	skills, dups := dedupe(loaded)
+	skills, dups := dedupe(usable)
 	slices.SortStableFunc(skills, func(a, b Skill) int { return cmp.Compare(a.Name, b.Name) })
 	return skills, append(problems, dups...), nil
 }
@@ -88,12 +88,12 @@ func Validate(roots ...string) ([]Problem, error) {
 		return nil, err
 	}
 	problems := w.problems
-	var named []Skill
+	var named []loaded
 	for _, f := range w.found {
 		s, ps := f.load()
 		problems = append(problems, ps...)
 		if s.Name != "" {
-			named = append(named, s)
+			named = append(named, loaded{s, f.path})
 		}
 	}
 	_, dups := dedupe(named)
@@ -101,18 +101,24 @@ func Validate(roots ...string) ([]Problem, error) {
 }
 
 // dedupe keeps the first skill of each name and reports the others.
-func dedupe(all []Skill) (kept []Skill, problems []Problem) {
-	first := map[string]Skill{}
-	for _, s := range all {
-		if f, dup := first[s.Name]; dup {
-			problems = append(problems, problemf(SeverityWarning, s.Location, 0, "name",
-				"duplicate skill name %q: skipped; %s is used", s.Name, f.Location))
+func dedupe(all []loaded) (kept []Skill, problems []Problem) {
+	first := map[string]string{} // name to file
+	for _, l := range all {
+		if f, dup := first[l.Name]; dup {
+			problems = append(problems, problemf(SeverityWarning, l.file, 0, "name",
+				"duplicate skill name %q: skipped; %s is used", l.Name, f))
 			continue
 		}
-		first[s.Name] = s
-		kept = append(kept, s)
+		first[l.Name] = l.file
+		kept = append(kept, l.Skill)
 	}
 	return kept, problems
+}
+
+// loaded is a parsed skill with its SKILL.md as reached from the root given.
+type loaded struct {
+	Skill
+	file string
 }
 
 // found is a SKILL.md found by a walk.
