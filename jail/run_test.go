@@ -21,7 +21,7 @@ func testCtx(t *testing.T, d time.Duration) context.Context {
 // workspace returns a fresh directory usable as a jail's workspace.
 func workspace(t *testing.T) string {
 	t.Helper()
-	dir, err := os.MkdirTemp(sharedTmp, "ws")
+	dir, err := mkTestDir("ws")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,6 +38,15 @@ func newJail(t *testing.T, cfg Config) *Jail {
 		t.Fatal(err)
 	}
 	return j
+}
+
+// mkTestDir makes a world-searchable directory under sharedTmp.
+func mkTestDir(name string) (string, error) {
+	dir, err := os.MkdirTemp(sharedTmp, name)
+	if err != nil {
+		return "", err
+	}
+	return dir, os.Chmod(dir, 0o755)
 }
 
 type outcome struct {
