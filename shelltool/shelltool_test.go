@@ -1,0 +1,229 @@
+package shelltool_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/skillsh/skillsh/internal/testenv"
+	"github.com/skillsh/skillsh/policy"
+	"github.com/skillsh/skillsh/shelltool"
+)
+
+// newTool returns a Tool over a copy of the demo skills and a fresh
+// workspace. With allowAll, the policy allows everything, so a test sees
+// what the handlers and the jail enforce on their own.
+func newTool(t *testing.T, allowAll bool) *shelltool.Tool {
+	t.Helper()
+	var opts []policy.Option
+	if allowAll {
+		opts = append(opts, policy.WithoutDefault(), policy.WithPolicy("testdata/allow-all"))
+	}
+	engine, err := policy.NewEngine(context.Background(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool, err := shelltool.New(shelltool.Config{
+		Skills:    []string{testenv.Skills(t)},
+		Workspace: testenv.Workspace(t),
+		Engine:    engine,
+		Timeout:   20 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tool.Close() })
+	return tool
+}
+
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestRefusedInput(t *testing.T) {
+	t.Parallel()
+	tool := newTool(t, true)
+	tests := []struct {
+		name, command, want string
+	}{
+		{"empty", "", "empty"},
+		{"blank", " \n\t", "empty"},
+		{"comment", "# just a comment", "empty"},
+		{"nul", "echo a\x00b", "NUL"},
+		{"too long", "echo " + strings.Repeat("a", shelltool.MaxCommandSize), "longer than"},
+		{"parse error", "echo ((", "line 1, column"},
+		{"unclosed quote", "echo 'x", "line 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := tool.Run(testContext(t), tt.command)
+			if res.ExitCode != shelltool.ExitUsage || !strings.Contains(res.Error, tt.want) {
+				t.Errorf("exit %d, error %q; want exit %d and an error containing %q",
+					res.ExitCode, res.Error, shelltool.ExitUsage, tt.want)
+			}
+		})
+	}
+}
+
+// TestScriptWithoutShebangNeverRunsInTheInterpreter proves the exec chain
+// ends in the jail: the interpreter's default handler would run a script
+// without a #! line in a fresh interpreter with none of the policy checks.
+func TestScriptWithoutShebangNeverRunsInTheInterpreter(t *testing.T) {
+	t.Parallel()
+	tool := newTool(t, true)
+	ws := tool.Workspace()
+	script := filepath.Join(ws, "noshebang")
+	if err := os.WriteFile(script, []byte("echo ran > marker\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res := tool.Run(testContext(t), "./noshebang")
+	if _, err := os.Stat(filepath.Join(ws, "marker")); err == nil {
+		t.Fatalf("the script ran in a fresh interpreter; result: %+v", res)
+	}
+	if res.ExitCode == 0 {
+		t.Errorf("exit status 0 for a script the jail cannot execute; result: %+v", res)
+	}
+}
+
+// TestInterpreterOpensAreConfined shows that the files the interpreter
+// opens itself (redirections), lists (globs) and tests stay inside the
+// roots even when the policy allows everything.
+func TestInterpreterOpensAreConfined(t *testing.T) {
+	t.Parallel()
+	tool := newTool(t, true)
+	skill := tool.Roots().Skills[0] + "/text-tools/SKILL.md"
+	outside := filepath.Join(testenv.Dir(t), "outside")
+	tests := []struct {
+		name, command string
+		check         func(t *testing.T, res *shelltool.Result)
+	}{
+		{"write outside", "echo x > " + outside, func(t *testing.T, res *shelltool.Result) {
+			if _, err := os.Stat(outside); err == nil {
+				t.Errorf("file written outside the workspace")
+			}
+		}},
+		{"write into a skill", "echo x >> " + skill, func(t *testing.T, res *shelltool.Result) {
+			data, _ := os.ReadFile(skill)
+			if strings.HasSuffix(string(data), "x\n") {
+				t.Errorf("skill file changed")
+			}
+		}},
+		{"read outside", "read line < /etc/passwd; echo \"[$line]\"", func(t *testing.T, res *shelltool.Result) {
+			if strings.Contains(res.Stdout, "root:") {
+				t.Errorf("read /etc/passwd: %q", res.Stdout)
+			}
+		}},
+		{"glob outside", "echo /etc/pass*", func(t *testing.T, res *shelltool.Result) {
+			if strings.Contains(res.Stdout, "/etc/passwd") {
+				t.Errorf("glob listed /etc: %q", res.Stdout)
+			}
+		}},
+		{"test outside", "test -e /etc/shadow && echo exists || echo unknown", func(t *testing.T, res *shelltool.Result) {
+			if strings.Contains(res.Stdout, "exists") {
+				t.Errorf("file test answered outside the roots: %q", res.Stdout)
+			}
+		}},
+		{"symlink planted in workspace", "ln -s " + skill + " link && echo x > link", func(t *testing.T, res *shelltool.Result) {
+			data, _ := os.ReadFile(skill)
+			if strings.HasSuffix(string(data), "x\n") {
+				t.Errorf("skill file changed through a symlink")
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := tool.Run(testContext(t), tt.command)
+			tt.check(t, res)
+		})
+	}
+}
+
+// TestConcurrentCallsShareNoState runs calls in parallel that each change
+// directory and variables, and checks each sees only its own.
+func TestConcurrentCallsShareNoState(t *testing.T) {
+	t.Parallel()
+	tool := newTool(t, true)
+	ctx := testContext(t)
+	const n = 8
+	for i := range n {
+		if err := os.Mkdir(filepath.Join(tool.Workspace(), fmt.Sprint("d", i)), 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	results := make([]*shelltool.Result, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = tool.Run(ctx, fmt.Sprintf("cd d%d; v=%d; sleep 0.2; echo $v $(basename $(pwd))", i, i))
+		}()
+	}
+	wg.Wait()
+	for i, res := range results {
+		if want := fmt.Sprintf("%d d%d\n", i, i); res.Stdout != want {
+			t.Errorf("call %d: stdout %q, want %q (stderr %q)", i, res.Stdout, want, res.Stderr)
+		}
+	}
+}
+
+// TestSessionKeepsDirectoryAndVariables: a Session is an interactive
+// shell; a Tool's calls are not.
+func TestSessionKeepsDirectoryAndVariables(t *testing.T) {
+	t.Parallel()
+	tool := newTool(t, true)
+	ctx := testContext(t)
+	s := tool.NewSession()
+	s.Run(ctx, "cd "+tool.Roots().Skills[0]+"/text-tools; greeting=hello")
+	res := s.Run(ctx, "echo $greeting; pwd")
+	want := "hello\n" + tool.Roots().Skills[0] + "/text-tools\n"
+	if res.Stdout != want {
+		t.Errorf("session: stdout %q, want %q", res.Stdout, want)
+	}
+	if res := tool.Run(ctx, "echo $greeting; pwd"); res.Stdout != "\n"+tool.Workspace()+"\n" {
+		t.Errorf("a fresh call saw session state: %q", res.Stdout)
+	}
+}
+
+// TestFailedCommandKeepsBothStreams: a failing command reports its status
+// and both streams; stderr alone is not a failure.
+func TestFailedCommandKeepsBothStreams(t *testing.T) {
+	t.Parallel()
+	tool := newTool(t, true)
+	ctx := testContext(t)
+	res := tool.Run(ctx, "echo out; echo err >&2; sh -c 'exit 7'")
+	if res.ExitCode != 7 || res.Stdout != "out\n" || res.Stderr != "err\n" {
+		t.Errorf("got exit %d stdout %q stderr %q; want 7, \"out\\n\", \"err\\n\"", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	if !strings.Contains(res.Text(), "[exit status 7]") || !strings.Contains(res.Text(), "err") {
+		t.Errorf("text misses the status or stderr:\n%s", res.Text())
+	}
+	res = tool.Run(ctx, "echo warning >&2")
+	if res.ExitCode != 0 {
+		t.Errorf("stderr output made the call fail: %+v", res)
+	}
+}
+
+// TestOutputIsCapped: a flood costs bounded memory and keeps the head and
+// the tail.
+func TestOutputIsCapped(t *testing.T) {
+	t.Parallel()
+	tool := newTool(t, true)
+	res := tool.Run(testContext(t), "echo first; head -c 50000000 /dev/zero | tr '\\0' x; echo; echo last")
+	if !res.Truncated || res.StdoutCutBytes < 40_000_000 {
+		t.Fatalf("truncated %v, cut %d; want a cut of most of the 50 MB", res.Truncated, res.StdoutCutBytes)
+	}
+	if !strings.HasPrefix(res.Stdout, "first\n") || !strings.HasSuffix(res.Stdout, "last\n") {
+		t.Errorf("head or tail lost: %q ... %q", res.Stdout[:20], res.Stdout[len(res.Stdout)-20:])
+	}
+	if len(res.Stdout) > 2*shelltool.DefaultOutputLimit {
+		t.Errorf("kept %d bytes, limit %d", len(res.Stdout), shelltool.DefaultOutputLimit)
+	}
+}
