@@ -22,4 +22,13 @@
 // loaded skills into what the model is told: [Instructions] for using them
 // through the shell tool, then the <available_skills> catalog in the format
 // of the specification's reference implementation.
+//
+// Discovery looks at most [MaxDepth] directories below each root, skips .git
+// and node_modules, and does not look inside a skill's folder. It follows
+// symlinked directories, after the real ones, but searches no directory twice
+// (directories are identified by device and inode), so symlink loops end and
+// a skill linked from two places is loaded once.
+//
+// Every function in the package is safe for concurrent use: none keeps state
+// between calls.
 package skills

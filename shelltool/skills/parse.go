@@ -29,7 +29,11 @@ const allowedFields = "name, description, license, compatibility, metadata, allo
 // Name or Description is empty when it is missing or not a string.
 //
 // A key whose value is null (for example "license:") counts as absent; for
-// name and description that is a problem ("must not be empty").
+// name and description that is a problem ("must not be empty"). Lines are
+// exact for fields; for a YAML syntax error they are the line yaml.v3 names,
+// which for some errors is the line before the offending one.
+//
+// Parse is safe for concurrent use.
 func Parse(path string, data []byte) (Skill, []Problem) {
 	p := &parser{file: path}
 	s := Skill{Location: absClean(path)}
