@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -97,20 +98,46 @@ func TestAttacks(t *testing.T) {
 	for _, a := range attacks {
 		t.Run(a.name, func(t *testing.T) {
 			t.Parallel()
-			requireKernel(t, a.need...)
-			f := newFixture(t, a.cfg)
-			to := a.timeout
-			if to == 0 {
-				to = 20 * time.Second
-			}
-			args := a.args(f)
-			o := runIn(t, f.j, testCtx(t, to), &Command{Path: args[0], Args: args, Profile: a.prof})
-			a.check(t, f, o)
-			assertAnswering(t, f)
-			if a.marker != "" {
-				assertGone(t, a.marker)
-			}
+			runAttack(t, a)
 		})
+	}
+}
+
+// TestAttacksLandlockAlone repeats the Landlock attacks as root (KeepUID):
+// root's file permissions stop nothing, so Landlock alone must.
+func TestAttacksLandlockAlone(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("only meaningful as root")
+	}
+	for _, a := range attacks {
+		if !slices.ContainsFunc(a.need, isLandlock) {
+			continue
+		}
+		a.cfg.KeepUID = true
+		t.Run(a.name, func(t *testing.T) {
+			t.Parallel()
+			runAttack(t, a)
+		})
+	}
+}
+
+func isLandlock(p Protection) bool { return strings.HasPrefix(string(p), "landlock") }
+
+func runAttack(t *testing.T, a attack) {
+	t.Helper()
+	requireKernel(t, a.need...)
+	f := newFixture(t, a.cfg)
+	to := a.timeout
+	if to == 0 {
+		to = 20 * time.Second
+	}
+	args := a.args(f)
+	o := runIn(t, f.j, testCtx(t, to), &Command{Path: args[0], Args: args, Profile: a.prof})
+	a.check(t, f, o)
+	assertAnswering(t, f)
+	if a.marker != "" {
+		assertGone(t, a.marker)
 	}
 }
 
