@@ -22,8 +22,9 @@ var fdDevice = regexp.MustCompile(`^/dev/fd/[0-9]+$`)
 // argPaths finds the path-like arguments of a command: after argv[0], each
 // literal non-option word that contains "/", starts with "~" or ".", or
 // names something that exists in the working directory; and the value of
-// an --opt=value option when it contains "/". Dynamic words that may be
-// paths are listed as dynamic paths.
+// an --opt=value option or a NAME=value word (dd's if=FILE) when it
+// contains "/". Dynamic words, which may be paths, are listed as dynamic
+// paths.
 func (b *builder) argPaths(cmd *Command) []Path {
 	paths := []Path{}
 	options := true
@@ -56,11 +57,24 @@ func pathCandidate(arg string, options bool, cwd string) (string, bool) {
 		_, val, ok := strings.Cut(arg, "=")
 		return val, ok && strings.Contains(val, "/")
 	}
+	if name, val, ok := strings.Cut(arg, "="); ok && isName(name) {
+		return val, strings.Contains(val, "/") // NAME=value, as dd's if=FILE
+	}
 	if strings.ContainsRune(arg, '/') || arg[0] == '~' || arg[0] == '.' {
 		return arg, true
 	}
 	_, err := os.Lstat(filepath.Join(cwd, arg))
 	return arg, err == nil
+}
+
+// isName reports whether s is a shell variable name.
+func isName(s string) bool {
+	for i, r := range s {
+		if r != '_' && !(r >= 'a' && r <= 'z') && !(r >= 'A' && r <= 'Z') && (i == 0 || !(r >= '0' && r <= '9')) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // pathOf resolves a redirection target or other single word.
