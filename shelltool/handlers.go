@@ -95,6 +95,9 @@ func (h *handlers) runJailed(ctx context.Context, args []string) error {
 	if res.TimedOut && ctx.Err() != nil {
 		return ctx.Err()
 	}
+	if res.ExitCode == 0 {
+		return nil // the interpreter wants no error for success
+	}
 	return interp.ExitStatus(uint8(res.ExitCode))
 }
 

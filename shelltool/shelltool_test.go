@@ -211,6 +211,17 @@ func TestFailedCommandKeepsBothStreams(t *testing.T) {
 	}
 }
 
+// TestProgramsChainOnTheirStatus: a program's success and failure drive
+// && and || as in bash.
+func TestProgramsChainOnTheirStatus(t *testing.T) {
+	t.Parallel()
+	tool := newTool(t, true)
+	res := tool.Run(testContext(t), "true && echo and; false || echo or; ls . >/dev/null && echo ls")
+	if res.ExitCode != 0 || res.Stdout != "and\nor\nls\n" {
+		t.Errorf("exit %d, stdout %q, error %q", res.ExitCode, res.Stdout, res.Error)
+	}
+}
+
 // TestOutputIsCapped: a flood costs bounded memory and keeps the head and
 // the tail.
 func TestOutputIsCapped(t *testing.T) {
