@@ -110,7 +110,9 @@ type Command struct {
 	// passed through. Build it with Environment.
 	Env []string
 	// Stdin is the program's input; nil means /dev/null. An *os.File is
-	// passed straight through; any other reader is copied through a pipe.
+	// passed straight through; any other reader is copied through a pipe
+	// by a goroutine that ends at the reader's EOF or at the first write
+	// after the program has exited (a reader that blocks forever keeps it).
 	Stdin io.Reader
 	// Stdout and Stderr receive the program's output; nil discards it.
 	// An *os.File is passed straight through; other writers (a Capture)
