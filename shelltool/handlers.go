@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
+	"time"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
@@ -24,22 +26,34 @@ type handlers struct {
 	c *call
 }
 
-// call is the exec-phase check: every simple command, after expansion,
-// builtins and function calls included, is decided again by the same
-// policy. A refusal halts the run.
+// call is the exec-phase check of builtins and function calls: each,
+// after expansion, is decided again by the same policy, and a refusal
+// halts the run. External programs are decided by runJailed, right before
+// they start, so that each command is decided once and its decision's jail
+// profile reaches the jail.
 func (h *handlers) call(ctx context.Context, args []string) ([]string, error) {
+	if !h.c.s.isFunction(args[0]) && !interp.IsBuiltin(args[0]) {
+		return args, nil
+	}
+	if _, err := h.decideExec(ctx, args); err != nil {
+		return nil, err
+	}
+	return args, nil
+}
+
+// decideExec decides one expanded command; a refusal is a *refusal error.
+func (h *handlers) decideExec(ctx context.Context, args []string) (policy.Decision, error) {
 	c := h.c
 	hc := interp.HandlerCtx(ctx)
-	facts := c.s.facts(hc.Dir, c.s.isFunction)
-	in := policy.BuildExec(c.command, args, hc.Pos, facts)
+	in := policy.BuildExec(c.command, args, hc.Pos, c.s.facts(hc.Dir, c.s.isFunction))
 	in.Commands[0].Assigns = h.changedEnv(hc.Env)
 	d, err := c.tool.cfg.Engine.Decide(ctx, in)
 	c.tool.log(ctx, in, d, err)
 	req := &ApprovalRequest{Command: c.command, Phase: policy.PhaseExec, Argv: args, Reasons: d.Reasons}
 	if !c.permit(ctx, d, req) {
-		return nil, &refusal{decision: d}
+		return d, &refusal{decision: d}
 	}
-	return args, nil
+	return d, nil
 }
 
 // changedEnv lists the exported variables whose values differ from the
@@ -72,6 +86,10 @@ func (h *handlers) exec(_ interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 func (h *handlers) runJailed(ctx context.Context, args []string) error {
 	c := h.c
 	hc := interp.HandlerCtx(ctx)
+	d, err := h.decideExec(ctx, args)
+	if err != nil {
+		return err
+	}
 	path, err := interp.LookPathDir(hc.Dir, hc.Env, args[0])
 	if err != nil {
 		fmt.Fprintf(hc.Stderr, "%s: command not found\n", args[0])
@@ -80,13 +98,14 @@ func (h *handlers) runJailed(ctx context.Context, args []string) error {
 	c.running.Add(1)
 	defer c.running.Done()
 	res, err := c.tool.jail.Run(ctx, &jail.Command{
-		Path:   path,
-		Args:   args,
-		Dir:    hc.Dir,
-		Env:    c.tool.programEnv(hc.Env),
-		Stdin:  hc.Stdin,
-		Stdout: hc.Stdout,
-		Stderr: hc.Stderr,
+		Path:    path,
+		Args:    args,
+		Dir:     hc.Dir,
+		Env:     c.tool.programEnv(hc.Env),
+		Stdin:   hc.Stdin,
+		Stdout:  hc.Stdout,
+		Stderr:  hc.Stderr,
+		Profile: jailProfile(d.Profile),
 	})
 	if err != nil {
 		return err // a *jail.SetupError halts the run
@@ -99,6 +118,21 @@ func (h *handlers) runJailed(ctx context.Context, args []string) error {
 		return nil // the interpreter wants no error for success
 	}
 	return interp.ExitStatus(uint8(res.ExitCode))
+}
+
+// jailProfile converts a policy's profile into the jail's; zero fields
+// keep the jail's defaults.
+func jailProfile(p *policy.Profile) jail.Profile {
+	if p == nil {
+		return jail.Profile{}
+	}
+	return jail.Profile{
+		Timeout:   time.Duration(p.TimeoutSeconds * float64(time.Second)),
+		CPU:       time.Duration(p.CPUSeconds * float64(time.Second)),
+		Memory:    p.MemoryBytes,
+		FileSize:  p.FileSizeBytes,
+		Processes: uint64(max(p.Processes, 0)),
+	}
 }
 
 // account adds a program's resource use to the call's.
@@ -169,7 +203,36 @@ func (h *handlers) open(ctx context.Context, path string, flag int, perm os.File
 		return nil, err
 	}
 	defer r.Close()
-	return r.OpenFile(rel, flag, perm)
+	f, err := r.OpenFile(rel, flag, perm)
+	if err == nil && write {
+		h.c.tool.handOver(f)
+	}
+	return f, err
+}
+
+// handOver gives a file the interpreter created in the workspace to the
+// uid programs run as, so that they can change it too. It does nothing
+// when programs run as the caller's own uid.
+func (t *Tool) handOver(f *os.File) {
+	uid, gid, ok := t.jailOwner()
+	if !ok {
+		return
+	}
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid == uint32(os.Geteuid()) {
+			f.Chown(uid, gid)
+		}
+	}
+}
+
+// jailOwner returns the uid and gid programs run as, when that differs
+// from the caller's.
+func (t *Tool) jailOwner() (uid, gid int, ok bool) {
+	cfg := t.jail.Config()
+	if os.Geteuid() != 0 || cfg.KeepUID {
+		return 0, 0, false
+	}
+	return cfg.UID, cfg.GID, true
 }
 
 // confine finds the root that holds abs once its symlinks are followed and

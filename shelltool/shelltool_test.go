@@ -222,6 +222,17 @@ func TestProgramsChainOnTheirStatus(t *testing.T) {
 	}
 }
 
+// TestRedirectedFilesStayWritableForPrograms: a file the interpreter
+// creates by redirection can be changed by the programs that follow.
+func TestRedirectedFilesStayWritableForPrograms(t *testing.T) {
+	t.Parallel()
+	tool := newTool(t, true)
+	res := tool.Run(testContext(t), "echo one > notes.txt && sed -i s/one/two/ notes.txt && cat notes.txt")
+	if res.ExitCode != 0 || res.Stdout != "two\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+}
+
 // TestOutputIsCapped: a flood costs bounded memory and keeps the head and
 // the tail.
 func TestOutputIsCapped(t *testing.T) {

@@ -1,0 +1,177 @@
+package policy
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// defaultEngine is the embedded default policy, prepared once for the
+// package's tests.
+var defaultEngine = sync.OnceValues(func() (*Engine, error) {
+	return NewEngine(context.Background())
+})
+
+func engine(t testing.TB) *Engine {
+	t.Helper()
+	e, err := defaultEngine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func decide(t testing.TB, e *Engine, src string, facts *Facts) Decision {
+	t.Helper()
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		t.Fatalf("parse %q: %v", src, err)
+	}
+	d, err := e.Decide(context.Background(), Build(src, f, facts))
+	if err != nil {
+		t.Fatalf("decide %q: %v", src, err)
+	}
+	return d
+}
+
+// TestEngineFailsClosed: a policy that cannot answer denies.
+func TestEngineFailsClosed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tests := map[string]string{
+		"undefined": "package skillsh.main\n\nother := 1\n",
+		"malformed": "package skillsh.main\n\ndecision := {\"decision\": \"maybe\"}\n",
+		"error":     "package skillsh.main\n\ndecision := {\"decision\": \"allow\", \"reasons\": []} if {\n\tinput.command == 1 / 0\n}\n",
+	}
+	for name, src := range tests {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(dir, name)
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(p, "main.rego"), []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			e, err := NewEngine(context.Background(), WithoutDefault(), WithPolicy(p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := e.Decide(context.Background(), &Input{Version: InputVersion, Command: "ls"})
+			if err == nil || d.Verdict != Deny || len(d.Reasons) == 0 || d.Reasons[0].Code != "policy.error" {
+				t.Errorf("decision %+v, error %v; want a policy.error denial", d, err)
+			}
+		})
+	}
+}
+
+// TestEngineRejectsBadPolicies: a policy that does not load or compile is
+// an error, never a silent default.
+func TestEngineRejectsBadPolicies(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bad.rego"), []byte("package x\n\nallow if {"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewEngine(context.Background(), WithPolicy(dir)); err == nil {
+		t.Error("a policy that does not parse was accepted")
+	}
+	if _, err := NewEngine(context.Background(), WithPolicy(filepath.Join(dir, "missing"))); err == nil {
+		t.Error("a missing policy path was accepted")
+	}
+}
+
+// TestEngineRuleLocations: every annotated rule code maps to a file and
+// line of the embedded policy.
+func TestEngineRuleLocations(t *testing.T) {
+	t.Parallel()
+	e := engine(t)
+	codes := e.Codes()
+	if len(codes) == 0 {
+		t.Fatal("no rule codes in the default policy's annotations")
+	}
+	for _, code := range codes {
+		if loc := e.Rule(code); !strings.HasPrefix(loc, "rego/skillsh/") || !strings.Contains(loc, ".rego:") {
+			t.Errorf("rule %s at %q", code, loc)
+		}
+	}
+}
+
+// FuzzBuild: any command string that parses builds an input without
+// panicking, and a command whose program name is dynamic is never allowed
+// in the static phase by the default policy.
+func FuzzBuild(f *testing.F) {
+	for _, seed := range fuzzSeeds() {
+		f.Add(seed)
+	}
+	e := engine(f)
+	dir, err := filepath.EvalSymlinks(f.TempDir())
+	if err != nil {
+		f.Fatal(err)
+	}
+	facts := &Facts{Cwd: dir, Roots: Roots{Workspace: dir}, Session: Session{Home: dir}}
+	f.Fuzz(func(t *testing.T, src string) {
+		file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+		if err != nil {
+			return
+		}
+		in := Build(src, file, facts)
+		d, err := e.Decide(context.Background(), in)
+		if err != nil {
+			t.Fatalf("decide %q: %v", src, err)
+		}
+		for _, c := range in.Commands {
+			if c.Kind == "dynamic" && d.Verdict == Allow {
+				t.Fatalf("%q: dynamic program name allowed in the static phase", src)
+			}
+		}
+	})
+}
+
+// fuzzSeeds are the corpus commands plus a few shapes the parser knows.
+func fuzzSeeds() []string {
+	seeds := []string{
+		"ls", "c=cat; $c /etc/passwd", "eval \"$x\"", "bash -c 'ls | wc'",
+		"find . -exec rm {} +", "x=$(id) env -i FOO=1 timeout 5 nice cat <(ls) > out",
+		"f() { g; }; f & wait", "echo ${!x} ${y@P} $(( a[$(id)] ))", "cat <<EOF\n$(id)\nEOF",
+	}
+	for _, c := range loadCorpus(nil) {
+		seeds = append(seeds, c.Command)
+	}
+	return seeds
+}
+
+func BenchmarkBuild(b *testing.B) {
+	src := "cd skills/csv-summary && python3 scripts/summarize.py ~/data.csv --out ~/r.md | head -n 20"
+	file, err := syntax.NewParser().Parse(strings.NewReader(src), "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	facts := &Facts{Cwd: "/tmp", Roots: Roots{Workspace: "/tmp"}, Session: Session{Home: "/tmp"}}
+	for b.Loop() {
+		Build(src, file, facts)
+	}
+}
+
+// BenchmarkDecide measures one decision of the default policy for a
+// typical command, input conversion included.
+func BenchmarkDecide(b *testing.B) {
+	e := engine(b)
+	src := "cat ~/data.csv | head -n 5"
+	file, err := syntax.NewParser().Parse(strings.NewReader(src), "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	facts := &Facts{Cwd: "/tmp", Roots: Roots{Workspace: "/tmp"}, Session: Session{Home: "/tmp"}}
+	in := Build(src, file, facts)
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := e.Decide(ctx, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
