@@ -1,0 +1,188 @@
+# METADATA
+# title: skillsh command facts
+# description: |
+#   Facts derived once per evaluation from the input commands: each
+#   command's allowlist entry, its parsed options, and which of its
+#   path-like arguments it reads or writes. The rules in skillsh.shell and
+#   skillsh.escapes judge these facts.
+package skillsh.facts
+
+import data.skillsh.lib
+
+# spec[i] is the allowlist entry of command i ({} when it has none).
+spec[cmd.index] := _spec(cmd) if some cmd in input.commands
+
+_spec(cmd) := s if {
+	cmd.kind == "external"
+	s := lib.program_spec(cmd.base)
+} else := s if {
+	cmd.kind == "builtin"
+	s := lib.builtin_spec(cmd.base)
+} else := {}
+
+# parsed[i] is lib.parse of command i's argv.
+parsed[cmd.index] := lib.parse(cmd.argv, spec[cmd.index]) if some cmd in input.commands
+
+# by_base[base] lists the commands with that base name, so that a rule about
+# one program looks it up instead of scanning every command.
+by_base[base] contains cmd if {
+	some cmd in input.commands
+	base := cmd.base
+}
+
+# arg_paths are the path-like arguments that matter, each with the access
+# the program makes: {"command": index, "path": Path, "access": "read" |
+# "write"}. Arguments that a program takes as text (echo's, grep's pattern,
+# sed's script) are left out.
+arg_paths contains {"command": cmd.index, "path": p, "access": access} if {
+	some cmd in input.commands
+	s := spec[cmd.index]
+	not s.text
+	some p in cmd.paths
+	p.arg > 0
+	access := _access(cmd, s, parsed[cmd.index], p.arg)
+	access != "skip"
+}
+
+# redirect_paths are the redirection targets: {"command", "redirect",
+# "path", "access"}.
+redirect_paths contains {"command": cmd.index, "redirect": r, "path": r.path, "access": r.access} if {
+	some cmd in input.commands
+	some r in cmd.redirects
+	r.path
+}
+
+_access(cmd, s, parsed, i) := "skip" if {
+	_skip(cmd, s, parsed, i)
+} else := "write" if {
+	_write(cmd, s, parsed, i)
+} else := "read"
+
+# An option whose argument is text.
+_skip(_, s, parsed, i) if {
+	some name in parsed.values[i]
+	name in object.get(s, "text_options", [])
+}
+
+# The pattern or program operand (grep PATTERN, sed SCRIPT, jq FILTER).
+_skip(_, s, parsed, i) if i == pattern_index(s, parsed)
+
+# A wrapper's operands are the command it runs, judged on its own.
+_skip(_, s, parsed, i) if {
+	s.wrapper
+	i in parsed.operands
+}
+
+# find: the arguments of tests that take text, and the command of -exec.
+_skip(cmd, s, _, i) if {
+	s.find
+	i in find(cmd).text
+}
+
+_write(_, s, parsed, i) if {
+	some name in parsed.values[i]
+	name in array.concat(object.get(s, "write_options", []), object.get(s, "target_options", []))
+}
+
+_write(_, s, parsed, i) if {
+	s.paths == "write"
+	i in parsed.operands
+}
+
+_write(_, s, parsed, i) if {
+	some o in object.get(s, "inplace_options", [])
+	o in parsed.options
+	i in parsed.operands
+}
+
+_write(_, s, parsed, i) if {
+	s.last_write
+	count(parsed.operands) > 1
+	i == parsed.operands[count(parsed.operands) - 1]
+	not _has_target(s, parsed)
+}
+
+_write(cmd, s, _, i) if {
+	s.find
+	i in find(cmd).write
+}
+
+_has_target(s, parsed) if {
+	some o in object.get(s, "target_options", [])
+	o in parsed.options
+}
+
+# pattern_index(s, parsed) is the argv index of the pattern operand, if the
+# program has one and no option supplies the pattern instead.
+pattern_index(s, parsed) := parsed.operands[0] if {
+	s.pattern_operand
+	not _pattern_given(s, parsed)
+}
+
+_pattern_given(s, parsed) if {
+	some o in object.get(s, "pattern_options", [])
+	o in parsed.options
+}
+
+# find(cmd) describes a find command line: its start points, the argv
+# indices that are text (test arguments, commands run by -exec), those it
+# writes (-fprint FILE, start points under -delete), and its actions.
+find(cmd) := {"starts": starts, "text": text, "write": write, "actions": actions} if {
+	argv := cmd.argv
+	first := min({i | some i, w in argv; i > 0; _find_expr_word(w.value)} | {count(argv)})
+	starts := {i | some i, w in argv; i > 0; i < first; not _find_leading(argv, i)}
+	execs := {i | some i, w in argv; w.value in _find_exec_actions}
+	in_exec := {i | some i, _ in argv; _find_in_exec(argv, execs, i)}
+	tests := {k | some i, w in argv; i >= first; not i in in_exec; _find_text_test(w.value); k := i + 1}
+	formats := {k | some i, w in argv; i >= first; not i in in_exec; w.value == "-fprintf"; k := i + 2}
+	actions := {w.value | some i, w in argv; i >= first; not i in in_exec; startswith(w.value, "-")}
+	files := {k | some i, w in argv; i >= first; not i in in_exec; w.value in _find_file_actions; k := i + 1}
+	text := (tests | formats) | in_exec
+	write := files | _find_deleted(starts, actions)
+}
+
+_find_deleted(starts, actions) := starts if "-delete" in actions
+
+_find_deleted(_, actions) := set() if not "-delete" in actions
+
+_find_expr_word(v) if {
+	startswith(v, "-")
+	not v in {"-H", "-L", "-P", "-D"}
+	not startswith(v, "-O")
+}
+
+_find_expr_word(v) if v in {"(", "!", ")", ","}
+
+_find_leading(argv, i) if startswith(argv[i].value, "-")
+
+_find_leading(argv, i) if argv[i - 1].value == "-D"
+
+_find_exec_actions := {"-exec", "-execdir", "-ok", "-okdir"}
+
+_find_file_actions := {"-fprint", "-fprint0", "-fprintf", "-fls"}
+
+_find_text_tests := {
+	"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename",
+	"-regex", "-iregex", "-lname", "-ilname", "-type", "-xtype", "-user",
+	"-group", "-uid", "-gid", "-perm", "-size", "-mtime", "-mmin", "-atime",
+	"-amin", "-ctime", "-cmin", "-used", "-links", "-inum", "-maxdepth",
+	"-mindepth", "-printf", "-regextype", "-context", "-fstype",
+}
+
+_find_text_test(v) if v in _find_text_tests
+
+_find_text_test(v) if regex.match(`^-newer[amcB]t$`, v)
+
+# Words after -exec up to its terminator (";" or "+") belong to the command
+# it runs.
+_find_in_exec(argv, execs, i) if {
+	some j in execs
+	j < i
+	not _find_terminated(argv, j, i)
+}
+
+_find_terminated(argv, j, i) if {
+	some k in numbers.range(j + 1, i - 1)
+	k < i
+	argv[k].value in {";", "+"}
+}

@@ -1,0 +1,103 @@
+# METADATA
+# title: skillsh decision
+# description: |
+#   The entrypoint: data.skillsh.main.decision, evaluated with the policy
+#   input document as input. It combines the reasons of every layer: the
+#   organisation (skillsh.org), the default (skillsh.shell,
+#   skillsh.escapes, skillsh.tools) and the project (skillsh.project).
+#   Deny wins over ask, ask over allow, and a command that no rule allows is
+#   denied: no later layer can lift a denial.
+package skillsh.main
+
+import data.skillsh.lib
+import data.skillsh.profile
+
+# decision is {"decision": "allow" | "ask" | "deny", "reasons": [...],
+# "profile": {...}}; profile is left out when no rule chose one.
+decision := object.union(
+	{"decision": verdict, "reasons": reasons},
+	_profile_part,
+)
+
+# reasons are sorted: deny first, then ask; by command; by code.
+reasons := [r | some k in sort([_sort_key(x) | some x in _reasons]); r := _by_key[k]]
+
+_sort_key(r) := [_rank[r.verdict], object.get(r, "command", -1), r.code, r.message, r.span]
+
+_by_key[_sort_key(r)] := r if some r in _reasons
+
+_rank := {"deny": 0, "ask": 1}
+
+_reasons := (_default_reasons | _layer_reasons) | _fallback
+
+_default_reasons := ((data.skillsh.shell.deny | data.skillsh.escapes.deny) | _escapes_ask) | _tools_deny
+
+default _escapes_ask := set()
+
+_escapes_ask := data.skillsh.escapes.ask
+
+default _tools_deny := set()
+
+_tools_deny := data.skillsh.tools.deny
+
+_layer_reasons := ((_org_deny | _org_ask) | _project_deny) | _project_ask
+
+default _org_deny := set()
+
+_org_deny := data.skillsh.org.deny
+
+default _org_ask := set()
+
+_org_ask := data.skillsh.org.ask
+
+default _project_deny := set()
+
+_project_deny := data.skillsh.project.deny
+
+default _project_ask := set()
+
+_project_ask := data.skillsh.project.ask
+
+default verdict := "allow"
+
+verdict := "ask" if {
+	some r in _reasons
+	r.verdict == "ask"
+	not _denied
+}
+
+verdict := "deny" if _denied
+
+_denied if {
+	some r in _reasons
+	r.verdict == "deny"
+}
+
+# METADATA
+# title: No rule allows the command
+# description: |
+#   A command that no rule allows and no other rule explains is still
+#   denied: nothing allowed means deny.
+# custom:
+#   code: policy.not_allowed
+#   verdict: deny
+_fallback contains lib.reason(
+	"policy.not_allowed", "deny", cmd, cmd.span,
+	sprintf("`%s`: no rule allows this command", [lib.command_text(cmd, input.command)]),
+	"commands in the program allowlist; `skillsh explain` shows why a command is refused",
+) if {
+	some cmd in input.commands
+	not cmd.index in data.skillsh.shell.allowed
+	not _explained(cmd.index)
+}
+
+_explained(i) if {
+	some r in (_default_reasons | _layer_reasons)
+	r.verdict == "deny"
+	r.command == i
+}
+
+_profile_part := {"profile": p} if {
+	p := profile.profile
+	count(p) > 0
+} else := {}

@@ -1,0 +1,344 @@
+# METADATA
+# title: skillsh default shell policy
+# description: |
+#   The default layer's core rules: which commands are allowed (the program
+#   and builtin allowlists in data.skillsh), where they may read and write,
+#   and what is refused outright (network, privilege, hidden code, sensitive
+#   variables). Program-specific escapes are in skillsh.escapes.
+package skillsh.shell
+
+import data.skillsh.facts
+import data.skillsh.lib
+
+# allowed is the set of command indices some rule allows. A command that no
+# rule allows is denied by skillsh.main.
+allowed contains cmd.index if {
+	some cmd in input.commands
+	cmd.kind in {"assignment", "function"}
+}
+
+allowed contains cmd.index if {
+	some cmd in input.commands
+	cmd.kind == "builtin"
+	lib.builtin_spec(cmd.base)
+}
+
+allowed contains cmd.index if {
+	some cmd in input.commands
+	cmd.kind == "external"
+	lib.program_spec(cmd.base)
+	_trusted_location(cmd)
+}
+
+allowed contains cmd.index if {
+	some cmd in input.commands
+	_runs_root_script(cmd)
+}
+
+allowed contains cmd.index if {
+	some cmd in input.commands
+	cmd.kind == "dynamic"
+	lib.config.allow_dynamic_program
+}
+
+# A bare name is found through the jail's PATH; a name with a slash must be
+# in a system directory.
+_trusted_location(cmd) if not contains(cmd.name, "/")
+
+_trusted_location(cmd) if data.skillsh.system_dirs[lib.dirname(cmd.program)]
+
+# An executable inside the skills tree or the workspace (a skill's script).
+_runs_root_script(cmd) if {
+	cmd.kind == "external"
+	contains(cmd.name, "/")
+	cmd.program != ""
+	lib.within_any(cmd.program, array.concat(input.roots.skills, [input.roots.workspace]))
+}
+
+_text(cmd) := lib.command_text(cmd, input.command)
+
+_refused_outright(base) if data.skillsh.network_programs[base]
+
+_refused_outright(base) if data.skillsh.privilege_programs[base]
+
+_refused_outright(base) if data.skillsh.interactive_programs[base]
+
+# METADATA
+# title: Program not allowed
+# description: |
+#   A program that is not in the allowlist (data.skillsh.programs, extended
+#   by data.skillsh.layers.project.programs) and not a script inside the skills
+#   tree or the workspace, or an allowlisted name given as a path outside
+#   the system directories.
+# custom:
+#   code: program.not_allowed
+#   verdict: deny
+deny contains lib.reason(
+	"program.not_allowed", "deny", cmd, cmd.argv[0].span,
+	sprintf("`%s`: %s", [_text(cmd), _not_allowed_why(cmd)]),
+	"programs in the allowlist (cat, ls, grep, rg, sed, awk, jq, find, python3, ...) or scripts under the skills tree and the workspace",
+) if {
+	some cmd in input.commands
+	cmd.kind == "external"
+	not cmd.index in allowed
+	not _refused_outright(cmd.base)
+}
+
+_not_allowed_why(cmd) := sprintf("%s is run from %s, outside the system directories", [cmd.base, cmd.program]) if {
+	lib.program_spec(cmd.base)
+} else := sprintf("%s is not an allowed program", [cmd.name])
+
+# METADATA
+# title: Builtin not allowed
+# description: A shell builtin that is not in data.skillsh.builtins.
+# custom:
+#   code: builtin.not_allowed
+#   verdict: deny
+deny contains lib.reason(
+	"builtin.not_allowed", "deny", cmd, cmd.argv[0].span,
+	sprintf("`%s`: the builtin %s is not allowed", [_text(cmd), cmd.name]),
+	"the usual builtins: cd, echo, printf, test, read, export, set, ...",
+) if {
+	some cmd in input.commands
+	cmd.kind == "builtin"
+	not lib.builtin_spec(cmd.base)
+}
+
+# METADATA
+# title: Network program
+# description: |
+#   Programs that reach the network (data.skillsh.network_programs) are
+#   refused outright; the jail has no network either.
+# custom:
+#   code: network.program
+#   verdict: deny
+deny contains lib.reason(
+	"network.program", "deny", cmd, cmd.argv[0].span,
+	sprintf("`%s`: %s reaches the network, which commands may not use", [_text(cmd), cmd.base]),
+	"work with files under the skills tree and the workspace; there is no network",
+) if {
+	some cmd in input.commands
+	cmd.kind in {"external", "builtin"}
+	data.skillsh.network_programs[cmd.base]
+}
+
+# METADATA
+# title: Privilege program
+# description: |
+#   Programs that change user, root, namespaces, mounts or capabilities
+#   (data.skillsh.privilege_programs) are refused outright.
+# custom:
+#   code: privilege.program
+#   verdict: deny
+deny contains lib.reason(
+	"privilege.program", "deny", cmd, cmd.argv[0].span,
+	sprintf("`%s`: %s changes privileges, namespaces or ownership", [_text(cmd), cmd.base]),
+	"run commands as the session user, without sudo, su, chroot or similar",
+) if {
+	some cmd in input.commands
+	cmd.kind in {"external", "builtin"}
+	data.skillsh.privilege_programs[cmd.base]
+}
+
+# METADATA
+# title: Interactive program
+# description: |
+#   Pagers and editors (less, more, man, vim, ...) can run shell commands
+#   from inside (!cmd); there is no terminal either.
+# custom:
+#   code: program.interactive
+#   verdict: deny
+deny contains lib.reason(
+	"program.interactive", "deny", cmd, cmd.argv[0].span,
+	sprintf("`%s`: %s is interactive and can run shell commands", [_text(cmd), cmd.base]),
+	"cat, head, tail, sed -n '1,20p' or grep to read files; sed -i or a script to edit them",
+) if {
+	some cmd in input.commands
+	cmd.kind in {"external", "builtin"}
+	data.skillsh.interactive_programs[cmd.base]
+}
+
+# METADATA
+# title: Dynamic program name
+# description: |
+#   A command whose name is only known at run time ($cmd args). Unless
+#   config.allow_dynamic_program is set, it is refused in the static phase;
+#   the exec phase would see the expanded name.
+# custom:
+#   code: exec.dynamic_program
+#   verdict: deny
+deny contains lib.reason(
+	"exec.dynamic_program", "deny", cmd, cmd.argv[0].span,
+	sprintf("`%s`: the program name is computed at run time, so it cannot be checked before the command runs", [_text(cmd)]),
+	"write the program name literally (the exec-phase check would see the expanded name, but this policy does not wait for it)",
+) if {
+	some cmd in input.commands
+	cmd.kind == "dynamic"
+	not lib.config.allow_dynamic_program
+}
+
+# METADATA
+# title: Opaque code
+# description: |
+#   A command that runs code the policy cannot see into, such as
+#   sh -c "$x" or eval "$y" (the input's opaque field says why).
+# custom:
+#   code: exec.opaque
+#   verdict: deny
+deny contains lib.reason(
+	"exec.opaque", "deny", cmd, cmd.span,
+	sprintf("`%s`: runs code that cannot be checked before it runs (%s)", [_text(cmd), cmd.opaque]),
+	"write the commands literally instead of building them in variables or substitutions",
+) if {
+	some cmd in input.commands
+	cmd.opaque != ""
+	not lib.config.allow_opaque
+}
+
+# A path is harmless when it is one of the roots or an allowed device.
+_in_roots(p) if p.root in {"skills", "workspace", "device"}
+
+_in_roots(p) if data.skillsh.devices[p.resolved]
+
+_in_roots(p) if data.skillsh.devices[p.value]
+
+_in_roots(p) if startswith(p.value, "/dev/fd/")
+
+_judged(p) if {
+	not p.dynamic
+	not _network_device(p)
+}
+
+_network_device(p) if regex.match(`^/dev/(tcp|udp)/`, p.value)
+
+_network_device(p) if regex.match(`^/dev/(tcp|udp)/`, p.resolved)
+
+_writable(p) if p.root in {"workspace", "device"}
+
+_writable(p) if data.skillsh.devices[p.resolved]
+
+_writable(p) if data.skillsh.devices[p.value]
+
+_writable(p) if startswith(p.value, "/dev/fd/")
+
+# METADATA
+# title: Path outside the roots
+# description: |
+#   A path-like argument that resolves outside the skills tree, the
+#   workspace and the harmless devices. Which arguments are paths is up to
+#   each program's entry (echo's arguments, grep's pattern are not).
+# custom:
+#   code: path.outside_roots
+#   verdict: deny
+deny contains lib.reason(
+	"path.outside_roots", "deny", cmd, lib.arg_span(cmd, f.path.arg),
+	sprintf("`%s`: %s is outside %s", [_text(cmd), f.path.resolved, lib.roots_text(input.roots)]),
+	lib.read_allowed_text(input.roots),
+) if {
+	some f in facts.arg_paths
+	_judged(f.path)
+	not _in_roots(f.path)
+	cmd := input.commands[f.command]
+	not cmd.base in {"cd", "pushd"}
+}
+
+# METADATA
+# title: Write outside the workspace
+# description: |
+#   A program writes (creates, changes or removes) a path inside the
+#   read-only skills tree.
+# custom:
+#   code: path.write_outside_workspace
+#   verdict: deny
+deny contains lib.reason(
+	"path.write_outside_workspace", "deny", cmd, lib.arg_span(cmd, f.path.arg),
+	sprintf("`%s`: %s writes %s, which is outside the workspace %s", [_text(cmd), cmd.base, f.path.resolved, input.roots.workspace]),
+	lib.write_allowed_text(input.roots),
+) if {
+	some f in facts.arg_paths
+	f.access == "write"
+	_judged(f.path)
+	_in_roots(f.path)
+	not _writable(f.path)
+	cmd := input.commands[f.command]
+}
+
+# METADATA
+# title: Redirection outside the roots
+# description: |
+#   A redirection (< file, > file) whose target is outside the skills tree,
+#   the workspace and the harmless devices.
+# custom:
+#   code: redirect.outside_roots
+#   verdict: deny
+deny contains lib.reason(
+	"redirect.outside_roots", "deny", cmd, f.redirect.span,
+	sprintf("`%s`: the redirection %s %s is outside %s", [_text(cmd), f.redirect.op, f.path.resolved, lib.roots_text(input.roots)]),
+	lib.read_allowed_text(input.roots),
+) if {
+	some f in facts.redirect_paths
+	_judged(f.path)
+	not _in_roots(f.path)
+	cmd := input.commands[f.command]
+}
+
+# METADATA
+# title: Redirection writes outside the workspace
+# description: A redirection that writes (> file, >> file) into the skills tree.
+# custom:
+#   code: redirect.write_outside_workspace
+#   verdict: deny
+deny contains lib.reason(
+	"redirect.write_outside_workspace", "deny", cmd, f.redirect.span,
+	sprintf("`%s`: the redirection %s %s writes outside the workspace %s", [_text(cmd), f.redirect.op, f.path.resolved, input.roots.workspace]),
+	lib.write_allowed_text(input.roots),
+) if {
+	some f in facts.redirect_paths
+	f.access in {"write", "readwrite"}
+	_judged(f.path)
+	_in_roots(f.path)
+	not _writable(f.path)
+	cmd := input.commands[f.command]
+}
+
+# METADATA
+# title: cd outside the roots
+# description: cd and pushd may only move within the skills tree and the workspace.
+# custom:
+#   code: cd.outside_roots
+#   verdict: deny
+deny contains lib.reason(
+	"cd.outside_roots", "deny", cmd, lib.arg_span(cmd, p.arg),
+	sprintf("`%s`: %s is outside %s", [_text(cmd), p.resolved, lib.roots_text(input.roots)]),
+	sprintf("cd within %s", [lib.roots_text(input.roots)]),
+) if {
+	some cmd in input.commands
+	cmd.kind == "builtin"
+	cmd.base in {"cd", "pushd"}
+	some p in cmd.paths
+	p.arg > 0
+	not p.dynamic
+	not p.root in {"skills", "workspace"}
+}
+
+# METADATA
+# title: Network device
+# description: |
+#   bash's /dev/tcp/HOST/PORT and /dev/udp/HOST/PORT open network
+#   connections, as a redirection or an argument.
+# custom:
+#   code: network.dev_tcp
+#   verdict: deny
+deny contains lib.reason(
+	"network.dev_tcp", "deny", cmd, _network_span(cmd, f),
+	sprintf("`%s`: %s opens a network connection", [_text(cmd), f.path.value]),
+	"work with files under the skills tree and the workspace; there is no network",
+) if {
+	some f in (facts.redirect_paths | facts.arg_paths)
+	_network_device(f.path)
+	cmd := input.commands[f.command]
+}
+
+_network_span(_, f) := f.redirect.span
+
+_network_span(cmd, f) := lib.arg_span(cmd, f.path.arg) if not f.redirect
