@@ -23,6 +23,23 @@ _spec(cmd) := s if {
 # parsed[i] is lib.parse of command i's argv.
 parsed[cmd.index] := lib.parse(cmd.argv, spec[cmd.index]) if some cmd in input.commands
 
+# options[i] is the set of options of command i: parsed[i].options, plus
+# tar's old-style first argument (tar xzf: -x, -z, -f) and zip's two-letter
+# options (-TT).
+options[cmd.index] := (parsed[cmd.index].options | _old_style(cmd, spec[cmd.index])) | _zip_options(cmd, spec[cmd.index]) if {
+	some cmd in input.commands
+}
+
+_old_style(cmd, s) := {concat("", ["-", c]) | some c in split(cmd.argv[1].value, "")} if {
+	s.tar
+	not cmd.argv[1].dynamic
+	not startswith(cmd.argv[1].value, "-")
+} else := set()
+
+_zip_options(cmd, s) := {"-TT" | some w in cmd.argv; startswith(w.value, "-TT")} if s.zip
+
+else := set()
+
 # by_base[base] lists the commands with that base name, so that a rule about
 # one program looks it up instead of scanning every command.
 by_base[base] contains cmd if {
@@ -105,6 +122,50 @@ _write(_, s, parsed, i) if {
 _write(cmd, s, _, i) if {
 	s.find
 	i in find(cmd).write
+}
+
+_write(_, s, parsed, i) if {
+	s.first_write
+	i == parsed.operands[0]
+}
+
+# tar writes its archive (-f) when it creates or appends to one.
+_write(cmd, s, parsed, i) if {
+	s.tar
+	tar_mode(options[cmd.index]) == "create"
+	i in tar_files(cmd, parsed)
+}
+
+# tar -x writes into -C DIR.
+_write(cmd, s, parsed, i) if {
+	s.tar
+	tar_mode(options[cmd.index]) == "extract"
+	some n in parsed.values[i]
+	n in {"-C", "--directory"}
+}
+
+# tar_mode(options) is "extract", "create" or "read" (list, diff).
+tar_mode(opts) := "extract" if {
+	some o in opts
+	o in {"-x", "--extract", "--get"}
+} else := "create" if {
+	some o in opts
+	o in {"-c", "-r", "-u", "-A", "--create", "--append", "--update", "--catenate", "--concatenate"}
+} else := "read"
+
+# tar_files(cmd, parsed) are the argv indices of tar's archive (-f FILE),
+# in the new and the old style (tar cf FILE).
+tar_files(cmd, parsed) := {i |
+	some i, names in parsed.values
+	some n in names
+	n in {"-f", "--file"}
+} | {i |
+	not startswith(cmd.argv[1].value, "-")
+	not cmd.argv[1].dynamic
+	args := [c | some c in split(cmd.argv[1].value, ""); contains("fCbIFgHKLNTVX", c)]
+	some k, c in args
+	c == "f"
+	i := k + 2
 }
 
 _has_target(s, parsed) if {

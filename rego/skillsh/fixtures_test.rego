@@ -5,7 +5,8 @@
 #   command lines: doc(["cat a.txt", "rm -r /ws/x"]) is an input document
 #   with one simple command per line, roots skills=/skills-root and
 #   workspace=/ws, cwd /ws. Words are split on spaces (pass an array of
-#   words to keep spaces); "$" makes a word dynamic; leading NAME=value words
+#   words to keep spaces); "$" makes a word dynamic unless the word is in
+#   single quotes, which are removed; leading NAME=value words
 #   are assignments; ">", ">>", "<", "2>", "&>" and "<>" take the next word
 #   as a redirection target; arguments with a slash or starting with "." or
 #   "~" are paths, resolved against /ws.
@@ -126,9 +127,19 @@ _program(argv, name) := "" if {
 	name != ""
 } else := ""
 
-_word(w, start) := {"value": "", "dynamic": true, "expansions": _expansions(w), "span": _span(start, w)} if contains(w, "$")
+_word(w, start) := {"value": "", "dynamic": true, "expansions": _expansions(w), "span": _span(start, w)} if {
+	contains(w, "$")
+	not _quoted(w)
+}
 
-_word(w, start) := {"value": w, "dynamic": false, "span": _span(start, w)} if not contains(w, "$")
+_word(w, start) := {"value": w, "dynamic": false, "span": _span(start, w)} if {
+	not contains(w, "$")
+	not _quoted(w)
+}
+
+_word(w, start) := {"value": trim(w, "'"), "dynamic": false, "span": _span(start, w)} if _quoted(w)
+
+_quoted(w) if regex.match(`^'.*'$`, w)
 
 _expansions(w) := ["prompt"] if contains(w, "@P}")
 

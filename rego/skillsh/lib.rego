@@ -70,9 +70,10 @@ word_text(word, command) := substring(command, word.span.start, word.span.end - 
 
 # command_text(cmd, command) is the command line for a message, cut to 120
 # characters.
-command_text(cmd, command) := _clip(concat(" ", [word_text(w, command) | some w in cmd.argv])) if {
-	count(cmd.argv) > 0
-} else := _clip(concat(" ", [sprintf("%s=%s", [a.name, a.value]) | some a in cmd.assigns]))
+command_text(cmd, command) := _clip(concat(" ", array.concat(
+	[sprintf("%s=%s", [a.name, a.value]) | some a in cmd.assigns],
+	[word_text(w, command) | some w in cmd.argv],
+)))
 
 _clip(s) := concat("", [substring(s, 0, 117), "..."]) if {
 	count(s) > 120
@@ -103,8 +104,9 @@ arg_span(cmd, i) := cmd.span if not cmd.argv[i]
 #   operands  the argv indices of the operands, in order
 #   values    argv index -> set of options whose argument is at that index
 #             (the next word, or the word itself for --opt=value and -ovalue)
+#   attached  the indices in values whose word holds the option too
 # Dynamic words are operands: only the exec phase knows what they are.
-parse(argv, spec) := {"options": options, "operands": operands, "values": values} if {
+parse(argv, spec) := {"options": options, "operands": operands, "values": values, "attached": attached} if {
 	needs := [_needs(i, w, spec) | some i, w in argv]
 	consumed := {i | some i, _ in argv; _consumed(needs, i)}
 	end := _end(argv, consumed, spec)
@@ -117,8 +119,9 @@ parse(argv, spec) := {"options": options, "operands": operands, "values": values
 		not i in optwords
 		not _is_end_marker(argv, i, end)
 	]
+	attached := {i | some i in optwords; _has_value(argv[i].value, spec)}
 	values := object.union(
-		{i: _value_names(argv[i].value, spec) | some i in optwords; _has_value(argv[i].value, spec)},
+		{i: _value_names(argv[i].value, spec) | some i in attached},
 		{i: _arg_names(argv[i - 1].value, spec) | some i in consumed},
 	)
 }
@@ -201,7 +204,7 @@ long_names(given, spec) := {concat("", ["--", given])} if {
 	startswith(k, given)
 } else := {concat("", ["--", given])}
 
-_known_long(spec) := ({k | some k in object.get(spec, "long_args", [])} | {substring(o, 2, -1) |
+_known_long(spec) := (({k | some k in object.get(spec, "long_args", [])} | {k | some k in object.get(spec, "flags", [])}) | {substring(o, 2, -1) |
 	some key in ["text_options", "write_options", "target_options", "inplace_options", "pattern_options", "inline_options", "module_options"]
 	some o in object.get(spec, key, [])
 	startswith(o, "--")
@@ -242,3 +245,29 @@ _value_names(v, spec) := {concat("", ["-", substring(v, _arg_pos(v, spec), 1)])}
 _arg_names(v, spec) := long_names(_long_name(v), spec) if startswith(v, "--")
 
 _arg_names(v, _) := {concat("", ["-", substring(v, count(v) - 1, 1)])} if not startswith(v, "--")
+
+# option_value(argv, parsed, spec, i) is the argument at argv index i of
+# parsed.values: the part after "=" or after the option letter when it is
+# attached, else the whole word.
+option_value(argv, parsed, _, i) := argv[i].value if not i in parsed.attached
+
+option_value(argv, parsed, _, i) := substring(v, indexof(v, "=") + 1, -1) if {
+	i in parsed.attached
+	v := argv[i].value
+	startswith(v, "--")
+}
+
+option_value(argv, parsed, spec, i) := substring(v, _arg_pos(v, spec) + 1, -1) if {
+	i in parsed.attached
+	v := argv[i].value
+	not startswith(v, "--")
+}
+
+# option_values(argv, parsed, spec, names) lists the arguments given to any
+# of the options in names.
+option_values(argv, parsed, spec, names) := [option_value(argv, parsed, spec, i) |
+	some i, given in parsed.values
+	some n in names
+	n in given
+	not argv[i].dynamic
+]

@@ -342,3 +342,185 @@ deny contains lib.reason(
 _network_span(_, f) := f.redirect.span
 
 _network_span(cmd, f) := lib.arg_span(cmd, f.path.arg) if not f.redirect
+
+# Sensitive variables: data.skillsh.sensitive_env.
+_sensitive(name) if {
+	data.skillsh.sensitive_env.names[name]
+	not data.skillsh.sensitive_env.allowed[name]
+}
+
+_sensitive(name) if {
+	some prefix in data.skillsh.sensitive_env.prefixes
+	startswith(name, prefix)
+	not data.skillsh.sensitive_env.allowed[name]
+}
+
+# _assigned are the variables a command sets: {"command", "name", "span"}.
+# Assignments (X=1 cmd, export X=1), env's NAME=value operands, and the
+# builtins that store into a named variable (read, mapfile, printf -v,
+# getopts, let).
+_assigned contains {"command": cmd.index, "name": a.name, "span": a.span} if {
+	some cmd in input.commands
+	some a in cmd.assigns
+}
+
+_assigned contains {"command": cmd.index, "name": name, "span": w.span} if {
+	some cmd in input.commands
+	cmd.base in {"env", "export", "declare", "typeset", "local", "readonly", "let"}
+	some w in cmd.argv
+	not w.dynamic
+	name := regex.find_all_string_submatch_n(`^([A-Za-z_][A-Za-z0-9_]*)(\[[^]]*\])?\+?=`, w.value, 1)[0][1]
+}
+
+_assigned contains {"command": cmd.index, "name": w.value, "span": w.span} if {
+	some cmd in input.commands
+	cmd.kind == "builtin"
+	cmd.base in {"read", "mapfile", "readarray", "getopts", "printf", "unset", "declare", "typeset", "local", "readonly", "export", "let"}
+	some i, w in cmd.argv
+	i > 0
+	not w.dynamic
+	regex.match(`^[A-Za-z_][A-Za-z0-9_]*$`, w.value)
+	_names_variable(cmd, i)
+}
+
+# read, mapfile, getopts: every plain word names a variable; printf and
+# the declaration builtins only where -v or a bare name.
+_names_variable(cmd, _) if cmd.base in {"read", "mapfile", "readarray", "getopts", "declare", "typeset", "local", "readonly", "export"}
+
+_names_variable(cmd, i) if {
+	cmd.base == "printf"
+	cmd.argv[i - 1].value == "-v"
+}
+
+# Names assigned elsewhere in the command (for loops, arithmetic) that no
+# command's own assignments explain.
+_assigned contains {"command": 0, "name": name, "span": input.commands[0].span} if {
+	some name in input.features.assignments
+	count(input.commands) > 0
+	not _assigned_by_command(name)
+}
+
+_assigned_by_command(name) if {
+	some cmd in input.commands
+	some a in cmd.assigns
+	a.name == name
+}
+
+# METADATA
+# title: Sensitive variable
+# description: |
+#   Assigning a variable that changes what programs load or run: PATH,
+#   LD_PRELOAD and other LD_*, BASH_ENV, ENV, IFS, PS4, PROMPT_COMMAND,
+#   HOME, CDPATH, PYTHON*, PERL*, NODE_OPTIONS, GIT_*, pagers and editors
+#   (data.skillsh.sensitive_env) - in front of a command, with export or
+#   declare, through env, or with read/printf -v/mapfile/getopts.
+# custom:
+#   code: env.sensitive_assignment
+#   verdict: deny
+deny contains lib.reason(
+	"env.sensitive_assignment", "deny", cmd, a.span,
+	sprintf("`%s`: assigning %s changes what programs load or run", [_text(cmd), a.name]),
+	"ordinary variables (lower case names, or names not in the sensitive list); the session's PATH and HOME are fixed",
+) if {
+	some a in _assigned
+	_sensitive(a.name)
+	cmd := input.commands[a.command]
+}
+
+# METADATA
+# title: alias definition
+# description: alias NAME=VALUE makes a later command run something else than it says.
+# custom:
+#   code: builtin.alias
+#   verdict: deny
+deny contains lib.reason(
+	"builtin.alias", "deny", cmd, w.span,
+	sprintf("`%s`: aliases make a command name run something else", [_text(cmd)]),
+	"write the command out in full, or define a function",
+) if {
+	some cmd in input.commands
+	cmd.kind == "builtin"
+	cmd.base == "alias"
+	some i, w in cmd.argv
+	i > 0
+	_defines_alias(w)
+}
+
+_defines_alias(w) if w.dynamic
+
+_defines_alias(w) if contains(w.value, "=")
+
+# METADATA
+# title: hash -p
+# description: hash -p FILE NAME makes NAME run FILE, bypassing PATH lookup.
+# custom:
+#   code: builtin.hash_path
+#   verdict: deny
+deny contains lib.reason(
+	"builtin.hash_path", "deny", cmd, cmd.span,
+	sprintf("`%s`: hash -p makes a command name run another file", [_text(cmd)]),
+	"hash without -p, or run the program by its path",
+) if {
+	some cmd in input.commands
+	cmd.kind == "builtin"
+	cmd.base == "hash"
+	"-p" in lib.parse(cmd.argv, {"short_args": "pt"}).options
+}
+
+# METADATA
+# title: enable -f
+# description: enable -f FILE loads a shared object into the shell as a builtin; enable -n hides builtins.
+# custom:
+#   code: builtin.enable
+#   verdict: deny
+deny contains lib.reason(
+	"builtin.enable", "deny", cmd, cmd.span,
+	sprintf("`%s`: enable loads or hides shell builtins", [_text(cmd)]),
+	"the builtins as they are (enable with no options lists them)",
+) if {
+	some cmd in input.commands
+	cmd.kind == "builtin"
+	cmd.base == "enable"
+	some o in lib.parse(cmd.argv, {"short_args": "f"}).options
+	o in {"-f", "-d", "-n"}
+}
+
+# METADATA
+# title: trap with code
+# description: trap CODE SIGNAL runs CODE later, when the signal or EXIT arrives, out of sight of the check.
+# custom:
+#   code: builtin.trap
+#   verdict: deny
+deny contains lib.reason(
+	"builtin.trap", "deny", cmd, cmd.span,
+	sprintf("`%s`: trap runs code later, when a signal arrives", [_text(cmd)]),
+	"trap -l, trap -p, or trap - SIGNAL to reset; run cleanup commands directly",
+) if {
+	some cmd in input.commands
+	cmd.kind == "builtin"
+	cmd.base == "trap"
+	parsed := lib.parse(cmd.argv, {"posix": true})
+	count(parsed.operands) > 1
+	first := cmd.argv[parsed.operands[0]]
+	_trap_code(first)
+}
+
+_trap_code(w) if w.dynamic
+
+_trap_code(w) if not w.value in {"", "-"}
+
+# METADATA
+# title: Prompt expansion
+# description: ${x@P} expands a variable as a prompt string, which runs command substitutions inside it.
+# custom:
+#   code: expansion.prompt
+#   verdict: deny
+deny contains lib.reason(
+	"expansion.prompt", "deny", cmd, w.span,
+	sprintf("`%s`: ${...@P} expands a prompt string, which can run commands", [_text(cmd)]),
+	"plain ${name} expansions",
+) if {
+	some cmd in input.commands
+	some w in cmd.argv
+	"prompt" in object.get(w, "expansions", [])
+}

@@ -79,7 +79,7 @@ cases := {
 	"find -L options": [["find -L ./src -D tree -O2 -name x"], "allow", []],
 	"find -fprint skills": [["find . -fprint /skills-root/x"], "deny", ["path.write_outside_workspace"]],
 	"find -fprintf": [["find . -fprintf ./out %p/x"], "allow", []],
-	"find -delete skills": [["find /skills-root/csv-summary -name *.tmp -delete"], "deny", ["path.write_outside_workspace"]],
+	"find -delete skills": [["find /skills-root/csv-summary -name *.tmp -delete"], "deny", ["path.write_outside_workspace", "find.delete"]],
 	"find -newermt": [["find . -newermt 2024/01/01"], "allow", []],
 }
 
