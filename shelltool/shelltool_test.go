@@ -18,7 +18,7 @@ import (
 // newTool returns a Tool over a copy of the demo skills and a fresh
 // workspace. With allowAll, the policy allows everything, so a test sees
 // what the handlers and the jail enforce on their own.
-func newTool(t *testing.T, allowAll bool) *shelltool.Tool {
+func newTool(t testing.TB, allowAll bool) *shelltool.Tool {
 	t.Helper()
 	var opts []policy.Option
 	if allowAll {
