@@ -198,11 +198,16 @@ func (s *policySet) prepare(ctx context.Context) (*Engine, error) {
 }
 
 // ruleLocations maps each rule's custom "code" annotation to the file and
-// line of the rule.
+// line of the rule. Files are named as loaded: the embedded default as
+// rego/..., others by the path they were loaded from.
 func ruleLocations(modules map[string]*ast.Module) map[string]string {
 	list := make([]*ast.Module, 0, len(modules))
-	for _, m := range modules {
+	names := map[string]string{} // file as parsed → name as loaded
+	for name, m := range modules {
 		list = append(list, m)
+		if m.Package != nil && m.Package.Location != nil {
+			names[m.Package.Location.File] = name
+		}
 	}
 	rules := map[string]string{}
 	set, _ := ast.BuildAnnotationSet(list)
@@ -214,7 +219,11 @@ func ruleLocations(modules map[string]*ast.Module) map[string]string {
 		if code == "" || ref.Location == nil {
 			continue
 		}
-		rules[code] = fmt.Sprintf("%s:%d", ref.Location.File, ref.Location.Row)
+		file := ref.Location.File
+		if name, ok := names[file]; ok {
+			file = name
+		}
+		rules[code] = fmt.Sprintf("%s:%d", file, ref.Location.Row)
 	}
 	return rules
 }
