@@ -43,9 +43,9 @@ func load(t *testing.T, fsyss ...fs.FS) (map[string]*ast.Module, map[string]any)
 	return modules, docs
 }
 
-// runTests runs the Rego tests in modules and returns the coverage report
-// of the modules that are not tests.
-func runTests(t *testing.T, modules map[string]*ast.Module, docs map[string]any) cover.Report {
+// runTests runs the Rego tests in modules whose names match filter ("" for
+// all) and returns the coverage report of the modules that are not tests.
+func runTests(t *testing.T, modules map[string]*ast.Module, docs map[string]any, filter string) cover.Report {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -60,7 +60,8 @@ func runTests(t *testing.T, modules map[string]*ast.Module, docs map[string]any)
 		SetModules(modules).
 		SetCoverageQueryTracer(cov).
 		CapturePrintOutput(true).
-		SetTimeout(time.Minute)
+		SetTimeout(time.Minute).
+		Filter(filter)
 	ch, err := runner.RunTests(ctx, txn)
 	if err != nil {
 		t.Fatalf("run tests: %v", err)
@@ -103,7 +104,7 @@ func coverage(r cover.Report) float64 {
 
 func TestPolicy(t *testing.T) {
 	modules, docs := load(t, FS, TestFiles)
-	report := runTests(t, modules, docs)
+	report := runTests(t, modules, docs, "")
 	got := coverage(report)
 	t.Logf("coverage %.1f%%", got)
 	if got < minCoverage {
@@ -121,6 +122,45 @@ func TestPolicy(t *testing.T) {
 		}
 		t.Errorf("coverage %.1f%% is below %.0f%%", got, minCoverage)
 	}
+}
+
+// TestExamples runs the tests of each example layer under examples/,
+// loaded as skillsh --policy DIR would load it, on top of the default.
+func TestExamples(t *testing.T) {
+	dirs, err := os.ReadDir("examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		t.Run(d.Name(), func(t *testing.T) {
+			modules, docs := load(t, FS, TestFiles)
+			more, moreDocs := load(t, os.DirFS(filepath.Join("examples", d.Name())))
+			for name, m := range more {
+				modules["examples/"+d.Name()+"/"+name] = m
+			}
+			for k, v := range moreDocs {
+				docs[k] = merge(docs[k], v)
+			}
+			runTests(t, modules, docs, `^data\.skillsh\.`+d.Name()+`_test\.`)
+		})
+	}
+}
+
+// merge merges two JSON objects, b's values winning.
+func merge(a, b any) any {
+	am, ok1 := a.(map[string]any)
+	bm, ok2 := b.(map[string]any)
+	if !ok1 || !ok2 {
+		return b
+	}
+	out := map[string]any{}
+	for k, v := range am {
+		out[k] = v
+	}
+	for k, v := range bm {
+		out[k] = merge(out[k], v)
+	}
+	return out
 }
 
 // regoFiles lists the .rego files under dir on disk.

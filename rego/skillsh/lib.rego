@@ -106,7 +106,17 @@ arg_span(cmd, i) := cmd.span if not cmd.argv[i]
 #             (the next word, or the word itself for --opt=value and -ovalue)
 #   attached  the indices in values whose word holds the option too
 # Dynamic words are operands: only the exec phase knows what they are.
-parse(argv, spec) := {"options": options, "operands": operands, "values": values, "attached": attached} if {
+parse(argv, spec) := {"options": set(), "operands": [i | some i, _ in argv; i > 0], "values": {}, "attached": set()} if {
+	not _has_option_word(argv)
+} else := _parse(argv, spec)
+
+_has_option_word(argv) if {
+	some i, w in argv
+	i > 0
+	_is_option(w)
+}
+
+_parse(argv, spec) := {"options": options, "operands": operands, "values": values, "attached": attached} if {
 	needs := [_needs(i, w, spec) | some i, w in argv]
 	consumed := {i | some i, _ in argv; _consumed(needs, i)}
 	end := _end(argv, consumed, spec)
@@ -189,9 +199,14 @@ _consumed(needs, i) if {
 # _arg_pos(v, spec) is the position in the cluster -abc of the first option
 # that takes an argument.
 _arg_pos(v, spec) := min({k |
-	some k in numbers.range(1, count(v) - 1)
-	contains(concat("", [object.get(spec, "short_args", ""), object.get(spec, "optional_args", "")]), substring(v, k, 1))
+	some k, c in split(v, "")
+	k > 0
+	_takes_arg(c, spec)
 })
+
+_takes_arg(c, spec) if contains(object.get(spec, "short_args", ""), c)
+
+_takes_arg(c, spec) if contains(object.get(spec, "optional_args", ""), c)
 
 # long_names(given, spec) is the set of long options ("--name") that the
 # given name (without --) stands for.

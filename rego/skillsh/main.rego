@@ -22,7 +22,7 @@ decision := object.union(
 # reasons are sorted: deny first, then ask; by command; by code.
 reasons := [r | some k in sort([_sort_key(x) | some x in _reasons]); r := _by_key[k]]
 
-_sort_key(r) := [_rank[r.verdict], object.get(r, "command", -1), r.code, r.message, r.span]
+_sort_key(r) := [object.get(_rank, object.get(r, "verdict", "deny"), 0), object.get(r, "command", -1), object.get(r, "code", ""), object.get(r, "message", ""), object.get(r, "span", {})]
 
 _by_key[_sort_key(r)] := r if some r in _reasons
 
