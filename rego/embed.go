@@ -40,6 +40,14 @@ import "embed"
 //go:embed skillsh/data.yaml
 var FS embed.FS
 
+// InputSchema is the JSON Schema (draft-07) of the policy input document,
+// input.schema.json. The policies are type-checked against it:
+//
+//	opa check --strict --schema rego/input.schema.json rego/skillsh
+//
+//go:embed input.schema.json
+var InputSchema []byte
+
 // TestFiles holds the Rego tests of the default policy (skillsh/*_test.rego),
 // rooted like FS, for `skillsh policy test`.
 //

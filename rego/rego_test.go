@@ -17,6 +17,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"github.com/open-policy-agent/opa/v1/tester"
+	"github.com/open-policy-agent/opa/v1/util"
 )
 
 // minCoverage is the line coverage the default policy must keep.
@@ -53,7 +54,13 @@ func runTests(t *testing.T, modules map[string]*ast.Module, docs map[string]any,
 	txn := storage.NewTransactionOrDie(ctx, store)
 	defer store.Abort(ctx, txn)
 	cov := cover.New()
-	compiler := ast.NewCompiler().WithStrict(true).WithEnablePrintStatements(true)
+	var schema any
+	if err := util.Unmarshal(InputSchema, &schema); err != nil {
+		t.Fatalf("input schema: %v", err)
+	}
+	schemas := ast.NewSchemaSet()
+	schemas.Put(ast.SchemaRootRef, schema)
+	compiler := ast.NewCompiler().WithStrict(true).WithEnablePrintStatements(true).WithSchemas(schemas)
 	runner := tester.NewRunner().
 		SetCompiler(compiler).
 		SetStore(store).
