@@ -18,9 +18,11 @@
 // is never mistaken for the program's exit status.
 //
 // The helper runs in new PID and network namespaces where the caller may
-// create them (root): the program is pid 1 of its namespace, so when it
-// exits or is killed the kernel kills every process it started, including
-// those that called setsid, double-forked or were nohup'ed. A pids cgroup
+// create them (root). There it stays as the namespace's pid 1, a minimal
+// init that starts the program as pid 2 and reaps orphans; when the
+// program exits, the init exits and the kernel kills every process the
+// program started, including those that called setsid, double-forked or
+// were nohup'ed. A pids cgroup
 // per program (cgroup v1 pids controller) bounds the number of processes
 // and lets the jail kill whatever is left; the program's own process group
 // is killed at the end too. See docs/jail.md for what each protection
@@ -30,9 +32,8 @@
 // is needed. A binary built without cgo (CGO_ENABLED=0) starts the helper
 // faster, since no dynamic loader and C library are loaded.
 //
-// Because the program is pid 1 of its PID namespace, signals it sends to
-// itself (kill $$, raise(SIGTERM)) are ignored unless it handles them, as
-// for any init process; SIGXCPU and SIGXFSZ are ignored too, so the CPU
-// limit ends the program with SIGKILL at the hard limit (one second after
-// the soft one) and writes past the file-size limit fail with EFBIG.
+// Because the program is not pid 1, it has ordinary signal semantics: a
+// pipeline's writer dies quietly of SIGPIPE, kill $$ works, and the CPU and
+// file-size limits end it with SIGXCPU and SIGXFSZ as they would under
+// bash.
 package jail

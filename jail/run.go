@@ -63,6 +63,7 @@ func (j *Jail) wait(ctx context.Context, p *process) *Result {
 	timedOut := <-killed
 	killTree(p) // before reaping, so the group id cannot have been reused
 	ws, ru := reap(p.pid)
+	ws = p.programStatus(ws)
 	p.cleanup()
 	return result(ws, ru, timedOut, p.protections)
 }

@@ -15,7 +15,8 @@ import (
 // process is a started program.
 type process struct {
 	pid         int
-	cg          *cgroup // nil without a pids cgroup
+	status      *os.File // read end of the helper's StatusFD pipe
+	cg          *cgroup  // nil without a pids cgroup
 	protections []Protection
 }
 
@@ -41,9 +42,18 @@ func (j *Jail) start(c *Command, s *stdio, prof Profile) (_ *process, err error)
 		return nil, &SetupError{Stage: "pipe", Err: err}
 	}
 	defer errR.Close()
-	err = j.spawn(p, c, s, specR, errW)
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		specR.Close()
+		errW.Close()
+		p.cleanup()
+		return nil, &SetupError{Stage: "pipe", Err: err}
+	}
+	p.status = statusR
+	err = j.spawn(p, c, s, []*os.File{specR, errW, statusW})
 	specR.Close()
 	errW.Close()
+	statusW.Close()
 	if err != nil {
 		p.cleanup()
 		return nil, err
@@ -55,11 +65,13 @@ func (j *Jail) start(c *Command, s *stdio, prof Profile) (_ *process, err error)
 	return p, nil
 }
 
-func (j *Jail) spawn(p *process, c *Command, s *stdio, specR, errW *os.File) error {
+// spawn starts the helper with the program's stdio and, as descriptors
+// 3, 4 and 5, the helper's pipes.
+func (j *Jail) spawn(p *process, c *Command, s *stdio, pipes []*os.File) error {
 	attr := &os.ProcAttr{
 		Dir:   j.dir(c),
 		Env:   []string{helper.EnvVar + "=1"},
-		Files: []*os.File{s.files[0], s.files[1], s.files[2], specR, errW},
+		Files: append([]*os.File{s.files[0], s.files[1], s.files[2]}, pipes...),
 		Sys: &syscall.SysProcAttr{
 			Setpgid:    true,
 			Pdeathsig:  syscall.SIGKILL,
@@ -118,6 +130,23 @@ func (p *process) cleanup() {
 	if p.cg != nil {
 		p.cg.remove()
 	}
+	if p.status != nil {
+		p.status.Close()
+	}
+}
+
+// programStatus returns the program's wait status as its init reported it,
+// or ws, the helper's own, when the helper executed the program itself or
+// was killed before it could report.
+func (p *process) programStatus(ws syscall.WaitStatus) syscall.WaitStatus {
+	if p.status == nil {
+		return ws
+	}
+	b, err := io.ReadAll(p.status)
+	if err != nil || len(b) != 4 {
+		return ws
+	}
+	return syscall.WaitStatus(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24)
 }
 
 // spec is what the helper does for c.
@@ -137,6 +166,7 @@ func (j *Jail) spec(c *Command, prof Profile, haveCgroup bool) []byte {
 		UID:        j.plan.uid,
 		GID:        j.plan.gid,
 		LoopbackUp: j.plan.cloneflags&syscall.CLONE_NEWNET != 0,
+		Init:       j.plan.cloneflags&syscall.CLONE_NEWPID != 0,
 		Landlock:   j.plan.landlock,
 	}
 	return s.Marshal()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -247,5 +248,25 @@ func TestOutputIsCapped(t *testing.T) {
 	}
 	if len(res.Stdout) > 2*shelltool.DefaultOutputLimit {
 		t.Errorf("kept %d bytes, limit %d", len(res.Stdout), shelltool.DefaultOutputLimit)
+	}
+}
+
+// TestSignalsAsInBash compares with real bash what programs see of
+// signals: a pipeline's writer dies quietly of SIGPIPE, and a program that
+// kills itself reports 128+N.
+func TestSignalsAsInBash(t *testing.T) {
+	t.Parallel()
+	tool := newTool(t, true)
+	for _, command := range []string{
+		"yes | head -n 2",
+		"seq 1 100000 | head -n 1",
+		`sh -c 'kill -TERM $$'; echo "status $?"`,
+		`sh -c 'kill -9 $$'; echo "status $?"`,
+	} {
+		want, _ := exec.Command("bash", "-c", command+" 2>&1").Output()
+		res := tool.Run(testContext(t), command)
+		if got := res.Stdout + res.Stderr; got != string(want) {
+			t.Errorf("%s: skillsh printed %q, bash %q", command, got, want)
+		}
 	}
 }

@@ -18,7 +18,9 @@ func init() {
 // returns; a failure is written to ErrorFD and the process exits with 127.
 func Main() {
 	runtime.LockOSThread() // Landlock and the credentials apply to this thread, which execs
-	_, _, _ = syscall.RawSyscall(syscall.SYS_FCNTL, ErrorFD, syscall.F_SETFD, syscall.FD_CLOEXEC)
+	for _, fd := range []uintptr{ErrorFD, StatusFD} {
+		_, _, _ = syscall.RawSyscall(syscall.SYS_FCNTL, fd, syscall.F_SETFD, syscall.FD_CLOEXEC)
+	}
 	b, err := readAll(SpecFD)
 	_ = syscall.Close(SpecFD)
 	if err != nil {
@@ -32,8 +34,47 @@ func Main() {
 	if err != nil {
 		fail(stage, err)
 	}
+	if s.Init {
+		runInit(s)
+	}
 	err = syscall.Exec(s.Path, s.Args, s.Env)
 	fail("exec", err)
+}
+
+// runInit starts the program as a child of this thread, which carries the
+// limits, credentials and Landlock domain the child inherits; reaps every
+// child until the program exits; reports its wait status; and exits,
+// which ends the namespace and everything left in it.
+func runInit(s *Spec) {
+	pid, err := syscall.ForkExec(s.Path, s.Args, &syscall.ProcAttr{
+		Env:   s.Env,
+		Files: []uintptr{0, 1, 2},
+		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+	})
+	if err != nil {
+		fail("exec", err)
+	}
+	for fd := 0; fd <= ErrorFD; fd++ {
+		_ = syscall.Close(fd) // ErrorFD's EOF tells the jail the program runs
+	}
+	ws := reapUntil(pid)
+	st := uint32(ws)
+	_, _ = syscall.Write(StatusFD, []byte{byte(st), byte(st >> 8), byte(st >> 16), byte(st >> 24)})
+	syscall.Exit(0)
+}
+
+// reapUntil waits for any child, as an init must, until pid has exited.
+func reapUntil(pid int) syscall.WaitStatus {
+	for {
+		var ws syscall.WaitStatus
+		got, err := syscall.Wait4(-1, &ws, 0, nil)
+		switch {
+		case got == pid:
+			return ws
+		case err != nil && err != syscall.EINTR:
+			return ws
+		}
+	}
 }
 
 // setup applies s to this thread and process, in the order that keeps each

@@ -10,7 +10,11 @@ import "errors"
 // Descriptors the helper inherits from the jail.
 const (
 	SpecFD  = 3 // read end of a pipe carrying the encoded Spec, then EOF
-	ErrorFD = 4 // write end of a pipe: closed by a successful exec, else "stage\x00errno"
+	ErrorFD = 4 // write end of a pipe: closed once the program runs, else "stage\x00errno"
+	// StatusFD is the write end of a pipe on which a helper that stays as
+	// init (Spec.Init) writes the program's wait status, 4 bytes little
+	// endian, before it exits. Otherwise it is closed by the exec.
+	StatusFD = 5
 )
 
 // EnvVar selects helper mode; its value must be "1".
@@ -28,6 +32,13 @@ type Spec struct {
 	UID, GID   int
 	LoopbackUp bool // bring lo up (in a new network namespace)
 	Landlock   Landlock
+	// Init keeps the helper as pid 1 of the program's new PID namespace:
+	// it starts the program as pid 2, so the program has the ordinary
+	// signal semantics (pid 1 ignores the default action of every signal
+	// sent from inside its namespace, SIGPIPE included), and it reaps the
+	// orphans. When the program exits, the helper exits and the kernel
+	// kills what is left in the namespace.
+	Init bool
 }
 
 // Rlimit is one resource limit (a syscall.RLIMIT_* resource).
@@ -66,6 +77,7 @@ func (s *Spec) Marshal() []byte {
 	e.u64(uint64(s.UID))
 	e.u64(uint64(s.GID))
 	e.bool(s.LoopbackUp)
+	e.bool(s.Init)
 	l := &s.Landlock
 	e.u64(uint64(l.ABI))
 	e.u64(l.HandledFS)
@@ -90,6 +102,7 @@ func Unmarshal(b []byte) (*Spec, error) {
 	s.DropUID = d.u64() != 0
 	s.UID, s.GID = int(d.u64()), int(d.u64())
 	s.LoopbackUp = d.u64() != 0
+	s.Init = d.u64() != 0
 	l := &s.Landlock
 	l.ABI = int(d.u64())
 	l.HandledFS, l.HandledNet, l.Scoped = d.u64(), d.u64(), d.u64()
