@@ -12,8 +12,8 @@ import (
 //
 //	go test -run '^$' -bench . -count 5 ./shelltool
 
-func BenchmarkToolCallBuiltin(b *testing.B) { benchTool(b, "echo hello") }
-func BenchmarkToolCallProgram(b *testing.B) { benchTool(b, "true") }
+func BenchmarkToolCallBuiltin(b *testing.B)  { benchTool(b, "echo hello") }
+func BenchmarkToolCallProgram(b *testing.B)  { benchTool(b, "true") }
 func BenchmarkToolCallPipeline(b *testing.B) { benchTool(b, "printf 'a\\nb\\n' | wc -l") }
 
 func BenchmarkBashBuiltin(b *testing.B)  { benchBash(b, "echo hello") }
