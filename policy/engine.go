@@ -27,13 +27,20 @@ import (
 // "reasons" and optionally "profile".
 const Query = "data.skillsh.main.decision"
 
+// ExecutablesQuery is the optional query for the programs a jailed program
+// may execute, evaluated once without input: a set or array of program
+// names (resolved through the jail's PATH) or absolute paths. Undefined
+// means the system program directories.
+const ExecutablesQuery = "data.skillsh.main.executables"
+
 // Engine decides policy inputs with a query prepared once. It is safe for
 // concurrent use by multiple goroutines.
 type Engine struct {
-	query    rego.PreparedEvalQuery
-	rules    map[string]string // rule code → "file:line"
-	modules  map[string]*ast.Module
-	revision string
+	query       rego.PreparedEvalQuery
+	executables []string
+	rules       map[string]string // rule code → "file:line"
+	modules     map[string]*ast.Module
+	revision    string
 }
 
 type engineOptions struct {
@@ -194,8 +201,43 @@ func (s *policySet) prepare(ctx context.Context) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compile policy: %w", err)
 	}
-	return &Engine{query: pq, rules: ruleLocations(s.modules), modules: s.modules, revision: revision(s)}, nil
+	exes, err := executables(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{query: pq, executables: exes, rules: ruleLocations(s.modules), modules: s.modules, revision: revision(s)}, nil
 }
+
+// executables evaluates ExecutablesQuery once.
+func executables(ctx context.Context, opts []func(*rego.Rego)) ([]string, error) {
+	opts = append(slices.Clip(opts), rego.Query(ExecutablesQuery))
+	rs, err := rego.New(opts...).Eval(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("evaluate %s: %w", ExecutablesQuery, err)
+	}
+	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
+		return nil, nil
+	}
+	list, ok := rs[0].Expressions[0].Value.([]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: want a set or array of strings", ExecutablesQuery)
+	}
+	out := make([]string, 0, len(list))
+	for _, v := range list {
+		s, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("%s: want a set or array of strings, found %v", ExecutablesQuery, v)
+		}
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// Executables returns what the policy says jailed programs may execute:
+// program names and absolute paths, sorted; nil when the policy does not
+// say.
+func (e *Engine) Executables() []string { return slices.Clone(e.executables) }
 
 // ruleLocations maps each rule's custom "code" annotation to the file and
 // line of the rule. Files are named as loaded: the embedded default as

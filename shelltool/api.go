@@ -194,6 +194,9 @@ func (t *Tool) startJail() error {
 	jc := t.cfg.Jail
 	jc.ReadOnly = append(append([]string{}, t.roots.Skills...), jc.ReadOnly...)
 	jc.ReadWrite = append([]string{t.roots.Workspace}, jc.ReadWrite...)
+	if len(jc.Executables) == 0 {
+		jc.Executables = resolvePrograms(t.cfg.Engine.Executables())
+	}
 	j, err := jail.New(jc)
 	if err != nil {
 		return fmt.Errorf("shelltool: %w", err)
@@ -206,6 +209,27 @@ func (t *Tool) startJail() error {
 		t.base[name] = value
 	}
 	return nil
+}
+
+// resolvePrograms turns the policy's program names into absolute paths
+// through the jail's PATH; names not installed are left out. Absolute
+// paths are kept as they are.
+func resolvePrograms(names []string) []string {
+	var out []string
+	for _, name := range names {
+		if filepath.IsAbs(name) {
+			out = append(out, name)
+			continue
+		}
+		for _, dir := range filepath.SplitList(policy.DefaultPath) {
+			p := filepath.Join(dir, name)
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // Close removes a workspace that New created. It is safe to call more than
