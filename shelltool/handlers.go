@@ -287,11 +287,38 @@ func isDevice(abs string) bool {
 // the roots, so a pattern cannot reveal names outside them.
 func (h *handlers) readDir(ctx context.Context, path string) ([]fs.DirEntry, error) {
 	hc := interp.HandlerCtx(ctx)
-	abs := absPath(hc.Dir, path)
+	abs := filepath.Clean(absPath(hc.Dir, path))
 	if _, _, err := h.c.tool.confine(abs, false); err != nil {
+		if entries := h.c.tool.waysToRoots(abs); len(entries) > 0 {
+			return entries, nil
+		}
 		return nil, err
 	}
 	return os.ReadDir(abs)
+}
+
+// waysToRoots lists, for a directory above one or more roots, only the
+// entries that lead to them, so that an absolute pattern such as
+// /work/skills/*/SKILL.md can be matched without listing anything else.
+func (t *Tool) waysToRoots(dir string) []fs.DirEntry {
+	seen := map[string]bool{}
+	var out []fs.DirEntry
+	for _, root := range append([]string{t.roots.Workspace}, t.roots.Skills...) {
+		rest, ok := strings.CutPrefix(root, strings.TrimSuffix(dir, "/")+"/")
+		if !ok || rest == "" {
+			continue
+		}
+		name, _, _ := strings.Cut(rest, "/")
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		if fi, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			out = append(out, fs.FileInfoToDirEntry(fi))
+		}
+	}
+	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return out
 }
 
 // stat answers the interpreter's file tests (test -e, [[ -f ]], cd) only

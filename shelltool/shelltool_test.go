@@ -101,6 +101,10 @@ func TestInterpreterOpensAreConfined(t *testing.T) {
 	tool := newTool(t, true)
 	skill := tool.Roots().Skills[0] + "/text-tools/SKILL.md"
 	outside := filepath.Join(testenv.Dir(t), "outside")
+	sibling := filepath.Join(filepath.Dir(tool.Roots().Skills[0]), "sibling-secret")
+	if err := os.WriteFile(sibling, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name, command string
 		check         func(t *testing.T, res *shelltool.Result)
@@ -126,6 +130,11 @@ func TestInterpreterOpensAreConfined(t *testing.T) {
 				t.Errorf("glob listed /etc: %q", res.Stdout)
 			}
 		}},
+		{"glob above a root lists only the way to it", "echo " + filepath.Dir(tool.Roots().Skills[0]) + "/*", func(t *testing.T, res *shelltool.Result) {
+			if want := tool.Roots().Skills[0] + "\n"; res.Stdout != want {
+				t.Errorf("listed %q, want %q", res.Stdout, want)
+			}
+		}},
 		{"test outside", "test -e /etc/shadow && echo exists || echo unknown", func(t *testing.T, res *shelltool.Result) {
 			if strings.Contains(res.Stdout, "exists") {
 				t.Errorf("file test answered outside the roots: %q", res.Stdout)
@@ -143,6 +152,19 @@ func TestInterpreterOpensAreConfined(t *testing.T) {
 			res := tool.Run(testContext(t), tt.command)
 			tt.check(t, res)
 		})
+	}
+}
+
+// TestAbsoluteGlobsInsideRoots: a pattern naming a root by its absolute
+// path expands as in bash.
+func TestAbsoluteGlobsInsideRoots(t *testing.T) {
+	t.Parallel()
+	tool := newTool(t, true)
+	root := tool.Roots().Skills[0]
+	res := tool.Run(testContext(t), "for f in "+root+"/*/SKILL.md; do echo $f; done")
+	want := root + "/csv-summary/SKILL.md\n" + root + "/json-tools/SKILL.md\n" + root + "/text-tools/SKILL.md\n"
+	if res.Stdout != want {
+		t.Errorf("stdout %q, want %q", res.Stdout, want)
 	}
 }
 
