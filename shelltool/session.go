@@ -200,7 +200,8 @@ func (c *call) exitStatus(ctx context.Context, err error) {
 	case err == nil:
 		c.res.ExitCode = 0
 	default:
-		if st, ok := interp.IsExitStatus(err); ok {
+		var st interp.ExitStatus
+		if errors.As(err, &st) {
 			c.res.ExitCode = int(st)
 			return
 		}
