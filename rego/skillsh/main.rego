@@ -101,3 +101,25 @@ _profile_part := {"profile": p} if {
 	p := profile.profile
 	count(p) > 0
 } else := {}
+
+# executables are the programs a jailed program may execute (the jail's
+# exec rules): the allowlist, the project's additions, and the helpers
+# allowlisted programs start themselves (data.skillsh.helper_programs),
+# less what is refused outright. It reads no input.
+executables contains name if {
+	some name, _ in data.skillsh.programs
+	not _refused_outright(name)
+}
+
+executables contains name if {
+	some name, _ in data.skillsh.layers.project.programs
+	not _refused_outright(name)
+}
+
+executables contains name if some name in data.skillsh.helper_programs
+
+_refused_outright(name) if data.skillsh.network_programs[name]
+
+_refused_outright(name) if data.skillsh.privilege_programs[name]
+
+_refused_outright(name) if data.skillsh.interactive_programs[name]

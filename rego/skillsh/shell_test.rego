@@ -132,3 +132,18 @@ test_long_command_text_is_clipped if {
 	d := decide(fx.doc([concat(" ", ["frobnicate", long])]))
 	endswith(d.reasons[0].message, "...`: frobnicate is not an allowed program")
 }
+
+test_executables if {
+	exes := data.skillsh.main.executables
+	"python3" in exes
+	"grep" in exes
+	"gzip" in exes
+	not "curl" in exes
+	not "less" in exes
+}
+
+test_executables_project if {
+	exes := data.skillsh.main.executables with data.skillsh.layers.project.programs as {"shellcheck": {}, "curl": {}}
+	"shellcheck" in exes
+	not "curl" in exes
+}
