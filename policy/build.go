@@ -209,6 +209,9 @@ func (b *builder) ifClause(c *syntax.IfClause) {
 func (b *builder) forClause(c *syntax.ForClause) {
 	switch l := c.Loop.(type) {
 	case *syntax.WordIter:
+		if l.Name != nil { // for NAME in ...: an assignment on every turn
+			b.in.Features.Assignments = append(b.in.Features.Assignments, l.Name.Value)
+		}
 		for _, w := range l.Items {
 			b.substitutions(w)
 		}

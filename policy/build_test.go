@@ -219,6 +219,17 @@ func TestBuildSpans(t *testing.T) {
 	}
 }
 
+// TestBuildAssignmentsFeature: every variable assigned anywhere is listed,
+// loop variables included.
+func TestBuildAssignmentsFeature(t *testing.T) {
+	t.Parallel()
+	facts := testFacts(t)
+	in := build(t, "A=1; export B=2; for PATH in x; do :; done; C=3 ls", facts)
+	if diff := cmp.Diff([]string{"A", "B", "C", "PATH"}, in.Features.Assignments); diff != "" {
+		t.Errorf("assignments (-want +got):\n%s", diff)
+	}
+}
+
 // TestBuildExec: the exec phase sees one literal command.
 func TestBuildExec(t *testing.T) {
 	t.Parallel()

@@ -51,8 +51,12 @@ func loadCorpus(t testing.TB) []corpusCase {
 // corpusFacts builds the roots the corpus names, in a temporary directory.
 func corpusFacts(t *testing.T) (*Facts, *strings.Replacer) {
 	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
+	dir, err := os.MkdirTemp("", "skillsh-corpus-") // directly in TMPDIR: see generateCorpusRego
 	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if dir, err = filepath.EvalSymlinks(dir); err != nil {
 		t.Fatal(err)
 	}
 	skills, ws := filepath.Join(dir, "skills-root"), filepath.Join(dir, "ws")
@@ -199,8 +203,10 @@ func generateCorpusRego(t *testing.T, cases []corpusCase, facts *Facts, roots *s
 		t.Fatal(err)
 	}
 	// The fixture names the roots as the corpus does, whatever temporary
-	// directory they were built in.
-	doc = []byte(strings.NewReplacer(facts.Roots.Skills[0], "/skills-root", facts.Roots.Workspace, "/ws").Replace(string(doc)))
+	// directory they were built in; a path that left the roots upwards
+	// names that directory as /.
+	base := filepath.Dir(facts.Roots.Workspace)
+	doc = []byte(strings.NewReplacer(facts.Roots.Skills[0], "/skills-root", facts.Roots.Workspace, "/ws", base, "").Replace(string(doc)))
 	src := corpusRegoHeader + "cases := " + string(doc) + "\n" + corpusRegoTest
 	out, err := format.Source(corpusRego, []byte(src))
 	if err != nil {

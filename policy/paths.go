@@ -134,8 +134,13 @@ func within(path, dir string) bool {
 
 // resolveSymlinks resolves an absolute path as the kernel would: component
 // by component, following each symlink it meets. The part that does not
-// exist is appended lexically. The result is clean and absolute.
+// exist is appended lexically. The result is clean and absolute. Paths in
+// /proc stay lexical: its links (/proc/self, fd/N) name whatever process
+// reads them, not this one.
 func resolveSymlinks(abs string) string {
+	if clean := filepath.Clean(abs); within(clean, "/proc") {
+		return clean
+	}
 	done := "/"
 	rest := strings.Split(abs, "/")
 	followed := 0

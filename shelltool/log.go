@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"maps"
+	"regexp"
 	"slices"
 	"sync"
 	"time"
@@ -62,7 +63,7 @@ func (t *Tool) log(ctx context.Context, in *policy.Input, d policy.Decision, err
 		DecisionID: newID(),
 		Timestamp:  time.Now().UTC(),
 		Path:       policy.Query,
-		Input:      in,
+		Input:      maskSecrets(in),
 		Result:     d,
 		Revision:   t.cfg.Engine.Revision(),
 	}
@@ -70,6 +71,30 @@ func (t *Tool) log(ctx context.Context, in *policy.Input, d policy.Decision, err
 		rec.Error = err.Error()
 	}
 	t.cfg.Log.LogDecision(ctx, rec)
+}
+
+// secretName matches variable names whose values a log must not keep.
+var secretName = regexp.MustCompile(`(?i)(secret|token|passw|pwd|key|credential|auth|cookie|session)`)
+
+// Masked replaces a secret value in a decision record.
+const Masked = "<masked>"
+
+// maskSecrets returns in, or a copy whose assignments to variables named
+// like secrets (API_KEY, GITHUB_TOKEN, DB_PASSWORD, ...) have their values
+// masked. The command string itself is logged as the model sent it.
+func maskSecrets(in *policy.Input) *policy.Input {
+	out := *in
+	out.Commands = slices.Clone(in.Commands)
+	for i := range out.Commands {
+		c := &out.Commands[i]
+		c.Assigns = slices.Clone(c.Assigns)
+		for j := range c.Assigns {
+			if secretName.MatchString(c.Assigns[j].Name) && c.Assigns[j].Value != "" {
+				c.Assigns[j].Value = Masked
+			}
+		}
+	}
+	return &out
 }
 
 func newID() string {

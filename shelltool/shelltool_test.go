@@ -1,7 +1,9 @@
 package shelltool_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -291,4 +293,60 @@ func TestSignalsAsInBash(t *testing.T) {
 			t.Errorf("%s: skillsh printed %q, bash %q", command, got, want)
 		}
 	}
+}
+
+// TestDecisionLog: every decision, static and exec phase, is logged as one
+// JSON line in OPA's decision-log shape, with secret values masked.
+func TestDecisionLog(t *testing.T) {
+	t.Parallel()
+	engine, err := policy.NewEngine(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf syncBuffer
+	tool, err := shelltool.New(shelltool.Config{
+		Skills: []string{testenv.Skills(t)}, Workspace: testenv.Workspace(t),
+		Engine: engine, Log: shelltool.NewJSONLog(&buf),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tool.Close()
+	tool.Run(testContext(t), "API_TOKEN=hunter2 ls; cat /etc/passwd")
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 1 { // the static phase refuses: nothing runs
+		t.Fatalf("%d records, want 1:\n%s", len(lines), buf.String())
+	}
+	var rec shelltool.DecisionRecord
+	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.DecisionID == "" || rec.Path != policy.Query || rec.Revision == "" || rec.Result.Verdict != policy.Deny {
+		t.Errorf("record: %+v", rec)
+	}
+	if strings.Contains(strings.Join(strings.SplitAfter(lines[0], `"assigns"`)[1:], ""), "hunter2") {
+		t.Errorf("secret value logged in assignments: %s", lines[0])
+	}
+	tool.Run(testContext(t), "ls; echo hi")
+	if n := strings.Count(buf.String(), "\n"); n != 1+3 { // static, then ls and echo in the exec phase
+		t.Errorf("%d records after an allowed command, want 4", n)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent use.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
