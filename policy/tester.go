@@ -44,18 +44,18 @@ func (r *TestReport) CoverageOf(prefix string) float64 {
 	return 100 * float64(covered) / float64(total)
 }
 
-// RunTests runs the Rego unit tests (test_ rules, usually in *_test.rego)
-// of the embedded default policy, when withDefault is set, and of the
-// given directories, with line coverage. The error reports policies that
-// cannot be loaded or compiled; failing tests are in the report.
+// RunTests runs Rego unit tests (test_ rules, usually in *_test.rego) with
+// line coverage. Without dirs it runs the embedded default policy's own
+// tests. With dirs it runs the tests in dirs against their policies on top
+// of the default (when withDefault is set) and its test fixtures
+// (fixtures_test.rego, for fx.doc), but not the default's own tests, which
+// a project layer may rightly change the outcome of. The error reports
+// policies that cannot be loaded or compiled; failing tests are in the
+// report.
 func RunTests(ctx context.Context, withDefault bool, dirs ...string) (*TestReport, error) {
 	set := &policySet{modules: map[string]*ast.Module{}, data: map[string]any{}}
 	if withDefault {
-		res, err := newLoader().WithFS(defaultpolicy.FS).Filtered([]string{"."}, skipNonTest)
-		if err != nil {
-			return nil, fmt.Errorf("load default policy: %w", err)
-		}
-		if err := set.add(res, "rego/"); err != nil {
+		if err := set.addDefaultForTests(len(dirs) == 0); err != nil {
 			return nil, err
 		}
 	}
@@ -69,6 +69,29 @@ func RunTests(ctx context.Context, withDefault bool, dirs ...string) (*TestRepor
 		}
 	}
 	return set.runTests(ctx)
+}
+
+// fixturesFile holds the default's test fixtures, shared with user tests.
+const fixturesFile = "skillsh/fixtures_test.rego"
+
+// addDefaultForTests loads the default policy and its fixtures, and with
+// allTests every one of its tests.
+func (s *policySet) addDefaultForTests(allTests bool) error {
+	res, err := newLoader().WithFS(defaultpolicy.FS).Filtered([]string{"."}, skipNonPolicy)
+	if err != nil {
+		return fmt.Errorf("load default policy: %w", err)
+	}
+	if err := s.add(res, "rego/"); err != nil {
+		return err
+	}
+	keep := func(p string, info fs.FileInfo, _ int) bool {
+		return !info.IsDir() && !allTests && strings.TrimPrefix(p, "/") != fixturesFile
+	}
+	tests, err := newLoader().WithFS(defaultpolicy.TestFiles).Filtered([]string{"."}, keep)
+	if err != nil {
+		return fmt.Errorf("load default policy tests: %w", err)
+	}
+	return s.add(tests, "rego/")
 }
 
 // skipNonTest keeps what skipNonPolicy keeps, plus the tests.
@@ -86,10 +109,19 @@ func (s *policySet) runTests(ctx context.Context) (*TestReport, error) {
 		return nil, err
 	}
 	defer store.Abort(ctx, txn)
+	// Coverage is reported by the file a module was parsed from, so the
+	// modules are keyed by it too.
+	modules := make(map[string]*ast.Module, len(s.modules))
+	for name, m := range s.modules {
+		if m.Package != nil && m.Package.Location != nil {
+			name = m.Package.Location.File
+		}
+		modules[name] = m
+	}
 	cov := cover.New()
 	ch, err := tester.NewRunner().
 		SetStore(store).
-		SetModules(s.modules).
+		SetModules(modules).
 		SetCoverageQueryTracer(cov).
 		SetDefaultRegoVersion(ast.RegoV1).
 		RunTests(ctx, txn)
@@ -108,7 +140,7 @@ func (s *policySet) runTests(ctx context.Context) (*TestReport, error) {
 			rep.Failed++
 		}
 	}
-	rep.Coverage = cov.Report(s.modules)
+	rep.Coverage = cov.Report(modules)
 	return rep, nil
 }
 
