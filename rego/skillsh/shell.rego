@@ -274,13 +274,19 @@ deny contains lib.reason(
 deny contains lib.reason(
 	"redirect.outside_roots", "deny", cmd, f.redirect.span,
 	sprintf("`%s`: the redirection %s %s is outside %s", [_text(cmd), f.redirect.op, f.path.resolved, lib.roots_text(input.roots)]),
-	lib.read_allowed_text(input.roots),
+	_redirect_allowed_text(f.access),
 ) if {
 	some f in facts.redirect_paths
 	_judged(f.path)
 	not _in_roots(f.path)
 	cmd := input.commands[f.command]
 }
+
+# _redirect_allowed_text says where a redirection may point instead: a
+# write may go only to the workspace.
+_redirect_allowed_text(access) := lib.write_allowed_text(input.roots) if {
+	access in {"write", "readwrite"}
+} else := lib.read_allowed_text(input.roots)
 
 # METADATA
 # title: Redirection writes outside the workspace

@@ -147,3 +147,15 @@ test_executables_project if {
 	"shellcheck" in exes
 	not "curl" in exes
 }
+
+test_redirect_outside_says_where_writes_go if {
+	d := decide(fx.doc(["echo hi > /etc/x"]))
+	[r] := d.reasons
+	r.allowed == "write files under the workspace /ws"
+}
+
+test_redirect_read_outside_says_where_reads_go if {
+	d := decide(fx.doc(["wc -l < /etc/passwd"]))
+	[r] := d.reasons
+	startswith(r.allowed, "read files under /skills-root")
+}
