@@ -28,11 +28,11 @@ func probeHost() []Status {
 		{NoNewPrivs, true, "prctl(PR_SET_NO_NEW_PRIVS) before exec: setuid bits and file capabilities grant nothing"},
 		probeUIDDrop(),
 		landlockStatus(Landlock, abi, 1, "filesystem limited to system directories, the read roots and the workspace"),
-		landlockStatus(LandlockExec, abi, 1, "execve limited to Config.Executables, the read roots and the ELF interpreter"),
+		landlockStatus(LandlockExec, abi, 1, "execve limited to the programs the policy names, scripts in the read roots and the ELF interpreter"),
 		landlockStatus(LandlockNet, abi, 4, "TCP bind and connect denied"),
 		landlockStatus(LandlockScope, abi, 6, "abstract Unix sockets and signals scoped to the program's own domain"),
 		nsStatus(NetNS, ns, "own network namespace, only lo (up); UDP and raw sockets reach nothing"),
-		nsStatus(PIDNS, ns, "the program is pid 1 of its own PID namespace: when it exits or is killed, the kernel kills every descendant (setsid, double fork and nohup included)"),
+		nsStatus(PIDNS, ns, "own PID namespace under a minimal init: when the program exits or is killed, the kernel kills every descendant (setsid, double fork and nohup included)"),
 		cg,
 		{ProcessGroup, true, "own process group, SIGKILL to the group on timeout and at exit (a setsid child leaves the group)"},
 	}
