@@ -69,8 +69,8 @@ func (j *Jail) wait(ctx context.Context, p *process) *Result {
 }
 
 // killTree kills the program's process group and, through its cgroup,
-// whatever left the group. In a PID namespace, killing the program (its
-// init, pid 1) already ends every descendant.
+// whatever left the group. In a PID namespace, killing the helper (the
+// namespace's init) already ends every descendant.
 func killTree(p *process) {
 	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
 	if p.cg != nil {
