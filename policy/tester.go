@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/cover"
@@ -15,6 +16,10 @@ import (
 
 	defaultpolicy "github.com/skillsh/skillsh/rego"
 )
+
+// TestTimeout bounds one Rego test rule; a table test over the whole
+// decision corpus is one rule.
+const TestTimeout = 2 * time.Minute
 
 // TestReport is the outcome of running Rego unit tests.
 type TestReport struct {
@@ -123,6 +128,7 @@ func (s *policySet) runTests(ctx context.Context) (*TestReport, error) {
 		SetStore(store).
 		SetModules(modules).
 		SetCoverageQueryTracer(cov).
+		SetTimeout(TestTimeout).
 		SetDefaultRegoVersion(ast.RegoV1).
 		RunTests(ctx, txn)
 	if err != nil {
