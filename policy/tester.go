@@ -13,6 +13,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/cover"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"github.com/open-policy-agent/opa/v1/tester"
+	"github.com/open-policy-agent/opa/v1/util"
 
 	defaultpolicy "github.com/skillsh/skillsh/rego"
 )
@@ -123,11 +124,17 @@ func (s *policySet) runTests(ctx context.Context) (*TestReport, error) {
 		}
 		modules[name] = m
 	}
+	compiler, err := testCompiler()
+	if err != nil {
+		return nil, err
+	}
 	cov := cover.New()
 	ch, err := tester.NewRunner().
+		SetCompiler(compiler).
 		SetStore(store).
 		SetModules(modules).
 		SetCoverageQueryTracer(cov).
+		CapturePrintOutput(true).
 		SetTimeout(TestTimeout).
 		SetDefaultRegoVersion(ast.RegoV1).
 		RunTests(ctx, txn)
@@ -136,6 +143,11 @@ func (s *policySet) runTests(ctx context.Context) (*TestReport, error) {
 	}
 	rep := &TestReport{}
 	for r := range ch {
+		if r.Error != nil && r.Fail {
+			rep.Results = append(rep.Results, r)
+			rep.Failed++
+			continue
+		}
 		if r.Error != nil {
 			return nil, fmt.Errorf("run policy tests: %w", r.Error)
 		}
@@ -148,6 +160,19 @@ func (s *policySet) runTests(ctx context.Context) (*TestReport, error) {
 	}
 	rep.Coverage = cov.Report(modules)
 	return rep, nil
+}
+
+// testCompiler compiles tests as opa check --strict does, type-checking
+// input against the policy input's JSON Schema, with print statements
+// captured into each result's output.
+func testCompiler() (*ast.Compiler, error) {
+	var schema any
+	if err := util.Unmarshal(defaultpolicy.InputSchema, &schema); err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	schemas := ast.NewSchemaSet()
+	schemas.Put(ast.SchemaRootRef, schema)
+	return ast.NewCompiler().WithStrict(true).WithEnablePrintStatements(true).WithSchemas(schemas), nil
 }
 
 // Files lists the covered files in the report, sorted.

@@ -1,34 +1,29 @@
-package rego
+package rego_test
 
 import (
 	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/cover"
 	"github.com/open-policy-agent/opa/v1/format"
 	"github.com/open-policy-agent/opa/v1/loader"
-	"github.com/open-policy-agent/opa/v1/storage"
-	"github.com/open-policy-agent/opa/v1/storage/inmem"
-	"github.com/open-policy-agent/opa/v1/tester"
-	"github.com/open-policy-agent/opa/v1/util"
+
+	"github.com/skillsh/skillsh/policy"
+	"github.com/skillsh/skillsh/rego"
 )
 
 // minCoverage is the line coverage the default policy must keep.
 const minCoverage = 90.0
 
-// load reads the modules and data of the given file systems, each rooted
-// like FS.
-func load(t *testing.T, fsyss ...fs.FS) (map[string]*ast.Module, map[string]any) {
+// load reads the modules of the given file systems, each rooted like FS.
+func load(t *testing.T, fsyss ...fs.FS) map[string]*ast.Module {
 	t.Helper()
 	modules := map[string]*ast.Module{}
-	docs := map[string]any{}
 	for _, fsys := range fsyss {
 		res, err := loader.NewFileLoader().WithFS(fsys).WithProcessAnnotation(true).All([]string{"."})
 		if err != nil {
@@ -37,95 +32,41 @@ func load(t *testing.T, fsyss ...fs.FS) (map[string]*ast.Module, map[string]any)
 		for name, m := range res.ParsedModules() {
 			modules[name] = m
 		}
-		for k, v := range res.Documents {
-			docs[k] = v
-		}
 	}
-	return modules, docs
+	return modules
 }
 
-// runTests runs the Rego tests in modules whose names match filter ("" for
-// all) and returns the coverage report of the modules that are not tests.
-func runTests(t *testing.T, modules map[string]*ast.Module, docs map[string]any, filter string) cover.Report {
+// runTests runs Rego tests as skillsh policy test does and fails t on any
+// failure or when none ran.
+func runTests(t *testing.T, dirs ...string) *policy.TestReport {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	store := inmem.NewFromObject(docs)
-	txn := storage.NewTransactionOrDie(ctx, store)
-	defer store.Abort(ctx, txn)
-	cov := cover.New()
-	var schema any
-	if err := util.Unmarshal(InputSchema, &schema); err != nil {
-		t.Fatalf("input schema: %v", err)
-	}
-	schemas := ast.NewSchemaSet()
-	schemas.Put(ast.SchemaRootRef, schema)
-	compiler := ast.NewCompiler().WithStrict(true).WithEnablePrintStatements(true).WithSchemas(schemas)
-	runner := tester.NewRunner().
-		SetCompiler(compiler).
-		SetStore(store).
-		SetModules(modules).
-		SetCoverageQueryTracer(cov).
-		CapturePrintOutput(true).
-		SetTimeout(time.Minute).
-		Filter(filter)
-	ch, err := runner.RunTests(ctx, txn)
+	rep, err := policy.RunTests(ctx, true, dirs...)
 	if err != nil {
-		t.Fatalf("run tests: %v", err)
+		t.Fatal(err)
 	}
-	n := 0
-	for r := range ch {
-		n++
+	for _, r := range rep.Results {
 		if !r.Pass() {
 			t.Errorf("%s.%s: %s\n%s", r.Package, r.Name, r.String(), r.Output)
 		}
 	}
-	if n == 0 {
+	if rep.Passed+rep.Failed == 0 {
 		t.Fatal("no Rego tests found")
 	}
-	t.Logf("%d Rego tests", n)
-	policy := map[string]*ast.Module{}
-	for name, m := range modules {
-		if !strings.HasSuffix(name, "_test.rego") {
-			policy[name] = m
-		}
-	}
-	return cov.Report(policy)
-}
-
-// coverage is the line coverage of the files in the report.
-func coverage(r cover.Report) float64 {
-	covered, total := 0, 0
-	for name, f := range r.Files {
-		if strings.HasSuffix(name, "_test.rego") {
-			continue
-		}
-		covered += f.CoveredLines
-		total += f.CoveredLines + f.NotCoveredLines
-	}
-	if total == 0 {
-		return 0
-	}
-	return 100 * float64(covered) / float64(total)
+	t.Logf("%d Rego tests", rep.Passed+rep.Failed)
+	return rep
 }
 
 func TestPolicy(t *testing.T) {
-	modules, docs := load(t, FS, TestFiles)
-	report := runTests(t, modules, docs, "")
-	got := coverage(report)
+	rep := runTests(t)
+	got := rep.CoverageOf("skillsh/")
 	t.Logf("coverage %.1f%%", got)
 	if got < minCoverage {
-		names := make([]string, 0, len(report.Files))
-		for name := range report.Files {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		for _, name := range names {
-			f := report.Files[name]
-			if strings.HasSuffix(name, "_test.rego") {
-				continue
+		for _, name := range rep.Files() {
+			if f := rep.Coverage.Files[name]; !strings.HasSuffix(name, "_test.rego") {
+				t.Logf("%s: %.1f%% not covered %v", name, f.Coverage, f.NotCovered)
 			}
-			t.Logf("%s: %.1f%% not covered %v", name, f.Coverage, f.NotCovered)
 		}
 		t.Errorf("coverage %.1f%% is below %.0f%%", got, minCoverage)
 	}
@@ -140,34 +81,9 @@ func TestExamples(t *testing.T) {
 	}
 	for _, d := range dirs {
 		t.Run(d.Name(), func(t *testing.T) {
-			modules, docs := load(t, FS, TestFiles)
-			more, moreDocs := load(t, os.DirFS(filepath.Join("examples", d.Name())))
-			for name, m := range more {
-				modules["examples/"+d.Name()+"/"+name] = m
-			}
-			for k, v := range moreDocs {
-				docs[k] = merge(docs[k], v)
-			}
-			runTests(t, modules, docs, `^data\.skillsh\.`+d.Name()+`_test\.`)
+			runTests(t, filepath.Join("examples", d.Name()))
 		})
 	}
-}
-
-// merge merges two JSON objects, b's values winning.
-func merge(a, b any) any {
-	am, ok1 := a.(map[string]any)
-	bm, ok2 := b.(map[string]any)
-	if !ok1 || !ok2 {
-		return b
-	}
-	out := map[string]any{}
-	for k, v := range am {
-		out[k] = v
-	}
-	for k, v := range bm {
-		out[k] = merge(out[k], v)
-	}
-	return out
 }
 
 // regoFiles lists the .rego files under dir on disk.
@@ -212,9 +128,9 @@ func TestEmbedded(t *testing.T) {
 	}
 	for _, e := range entries {
 		name := "skillsh/" + e.Name()
-		fsys, what := fs.FS(FS), "FS"
+		fsys, what := fs.FS(rego.FS), "FS"
 		if strings.HasSuffix(name, "_test.rego") {
-			fsys, what = TestFiles, "TestFiles"
+			fsys, what = rego.TestFiles, "TestFiles"
 		}
 		if _, err := fs.Stat(fsys, name); err != nil {
 			t.Errorf("%s is not in %s: add it to the go:embed lines in embed.go", name, what)
@@ -226,7 +142,7 @@ func TestEmbedded(t *testing.T) {
 // its code and verdict in METADATA, that codes are unique, and that the
 // code in the annotation is the one the rule produces.
 func TestAnnotations(t *testing.T) {
-	modules, _ := load(t, FS)
+	modules := load(t, rego.FS)
 	seen := map[string]string{}
 	for name, m := range modules {
 		for _, r := range m.Rules {

@@ -14,25 +14,10 @@ import (
 
 func cmdExplain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	f := newFlags("explain", stderr)
-	command := f.String("c", "", "the `command` to explain")
 	asJSON := f.Bool("json", false, "print the explanation as one JSON object")
-	if err := f.parse(args); err != nil {
-		return err
-	}
-	if err := needCommand(f, *command); err != nil {
-		return err
-	}
-	ctx := context.Background()
-	t, closeTool, err := f.tool(ctx, io.Discard)
+	ex, err := explainCommand(f, args, stderr)
 	if err != nil {
 		return err
-	}
-	defer closeTool()
-	ex, err := t.NewSession().Explain(ctx, *command)
-	var ie *shelltool.InputError
-	if errors.As(err, &ie) {
-		fmt.Fprintf(stderr, "skillsh: %v\n", ie)
-		return &exitError{code: shelltool.ExitUsage}
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -41,6 +26,34 @@ func cmdExplain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	}
 	writeExplanation(stdout, ex)
 	return nil
+}
+
+// explainCommand parses f's flags and -c, and decides the command without
+// running it. Input that does not parse exits 2, as run does.
+func explainCommand(f *flags, args []string, stderr io.Writer) (*shelltool.Explanation, error) {
+	command := f.String("c", "", "the `command` to decide")
+	if err := f.parse(args); err != nil {
+		return nil, err
+	}
+	if err := needCommand(f, *command); err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	t, closeTool, err := f.tool(ctx, io.Discard)
+	if err != nil {
+		return nil, err
+	}
+	defer closeTool()
+	ex, err := t.NewSession().Explain(ctx, *command)
+	var ie *shelltool.InputError
+	if errors.As(err, &ie) {
+		fmt.Fprintf(stderr, "skillsh: %v\n", ie)
+		return nil, &exitError{code: shelltool.ExitUsage}
+	}
+	if ex == nil {
+		return nil, err
+	}
+	return ex, nil
 }
 
 func writeExplanation(w io.Writer, ex *shelltool.Explanation) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/skillsh/skillsh/policy"
+	"github.com/skillsh/skillsh/shelltool"
 )
 
 func cmdPolicy(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -59,22 +60,8 @@ func policyTest(args []string, stdout, stderr io.Writer) error {
 // policyCheck prints the decision for a command as JSON: the static phase
 // only, nothing runs.
 func policyCheck(args []string, stdout, stderr io.Writer) error {
-	f := newFlags("policy check", stderr)
-	command := f.String("c", "", "the `command` to decide")
-	if err := f.parse(args); err != nil {
-		return err
-	}
-	if err := needCommand(f, *command); err != nil {
-		return err
-	}
-	ctx := context.Background()
-	t, closeTool, err := f.tool(ctx, io.Discard)
+	ex, err := explainCommand(newFlags("policy check", stderr), args, stderr)
 	if err != nil {
-		return err
-	}
-	defer closeTool()
-	ex, err := t.NewSession().Explain(ctx, *command)
-	if ex == nil {
 		return err
 	}
 	enc := json.NewEncoder(stdout)
@@ -83,7 +70,7 @@ func policyCheck(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if ex.Decision.Verdict != policy.Allow {
-		return &exitError{code: 126}
+		return &exitError{code: shelltool.ExitRefused}
 	}
 	return nil
 }
