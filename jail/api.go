@@ -80,6 +80,12 @@ type Config struct {
 	// Require lists protections that must be in force; if one is missing
 	// New fails with a *MissingError naming it and nothing runs.
 	Require []Protection
+	// Pipes, when set, is a directory of named pipes the caller creates
+	// (the shell's process substitutions): programs may open what is in
+	// it for reading and writing, but it is never handed to their uid. It
+	// must be owned by the caller with mode 0711, so that programs can
+	// open a pipe by its name but cannot create, list or replace entries.
+	Pipes string
 	// KeepUID keeps the caller's uid and gid when it is root. By default a
 	// root caller's programs run as UID:GID.
 	KeepUID bool

@@ -103,6 +103,9 @@ func landlockRules(cfg *Config, abi int, tmp string) helper.Landlock {
 	if tmp != "" {
 		add(llRead|llWrite, tmp)
 	}
+	if cfg.Pipes != "" {
+		add(llRead|llWrite, cfg.Pipes)
+	}
 	add(llReadFile|llExecute, executables(cfg)...)
 	return l
 }

@@ -82,6 +82,22 @@ func (j *Jail) makePlan() error {
 	return nil
 }
 
+// checkPipes refuses a pipes directory that programs could change: it must
+// be the caller's, with mode 0711.
+func checkPipes(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	var st syscall.Stat_t
+	if err := syscall.Lstat(dir, &st); err != nil {
+		return fmt.Errorf("jail: pipes: %w", err)
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFDIR || int(st.Uid) != os.Geteuid() || st.Mode&0o7777 != 0o711 {
+		return fmt.Errorf("jail: pipes: %s must be a directory owned by uid %d with mode 0711", dir, os.Geteuid())
+	}
+	return nil
+}
+
 // prepareWorkspace creates the workspace's tmp directory, hands the
 // workspace to the program's uid if asked, and checks that the program's
 // uid can reach every root. It returns the tmp directory.
@@ -169,6 +185,9 @@ func (j *Jail) may(path string, want uint32) bool {
 }
 
 func cleanPaths(cfg *Config) error {
+	if err := checkPipes(cfg.Pipes); err != nil {
+		return err
+	}
 	for _, list := range [][]string{cfg.ReadOnly, cfg.ReadWrite, cfg.Executables} {
 		for i, p := range list {
 			if !filepath.IsAbs(p) {

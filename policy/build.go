@@ -24,6 +24,9 @@ type Facts struct {
 	Session Session // copied into the input as is
 	// Path is the search path for programs; empty means DefaultPath.
 	Path string
+	// Pipes is the directory of the interpreter's named pipes, if any:
+	// its PipePrefix files are harmless devices to the policy.
+	Pipes string
 	// Functions reports whether a shell function of that name exists at
 	// run time (the exec phase); nil means none do.
 	Functions func(name string) bool

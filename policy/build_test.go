@@ -179,7 +179,24 @@ func TestBuildSymlinkTricks(t *testing.T) {
 	mustSymlink(t, "/usr/share", ws+"/share")
 	mustSymlink(t, "loop2", ws+"/loop1")
 	mustSymlink(t, "loop1", ws+"/loop2")
+	// A path that cleans lexically to /dev/null but that the kernel
+	// resolves, through L and "..", to the workspace's own dev/null: a
+	// link to /etc/shadow.
+	depth := strings.Count(ws, "/") + 1
+	deep := ws + strings.Repeat("/d", depth)
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(ws+"/dev", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustSymlink(t, deep, ws+"/L")
+	mustSymlink(t, "/etc/shadow", ws+"/dev/null")
+	lookalike := ws + "/L" + strings.Repeat("/..", depth) + "/dev/null"
 	tests := []struct{ arg, want string }{
+		{lookalike, "/etc/shadow()"},
+		{"/dev/null", "/dev/null(device)"},
+		{"/dev/../dev/./stdout", "/dev/stdout(device)"},
 		{"etc-link/passwd", "/etc/passwd()"},
 		{"pdf-link/SKILL.md", "SK/pdf/SKILL.md(skills)"},
 		{"share/../../etc/passwd", "/etc/passwd()"}, // .. after a symlink leaves the link's target

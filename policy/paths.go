@@ -3,7 +3,6 @@ package policy
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -11,13 +10,42 @@ import (
 // kernel's ELOOP does.
 const maxSymlinks = 40
 
-// devices are the harmless device files every command may use.
-var devices = map[string]bool{
-	"/dev/null": true, "/dev/zero": true, "/dev/urandom": true, "/dev/random": true,
-	"/dev/stdin": true, "/dev/stdout": true, "/dev/stderr": true,
+// deviceNames are the harmless devices in /dev every command may use.
+var deviceNames = map[string]bool{
+	"null": true, "zero": true, "urandom": true, "random": true, "full": true,
+	"stdin": true, "stdout": true, "stderr": true,
 }
 
-var fdDevice = regexp.MustCompile(`^/dev/fd/[0-9]+$`)
+// DevicePath returns the device an absolute path names, such as
+// "/dev/null" or "/dev/fd/1", or "" when it names none. The directory part
+// is resolved as the kernel would, so that ws/link/../dev/null, which the
+// kernel may well resolve to a file in the workspace, is no device.
+func DevicePath(abs string) string {
+	i := strings.LastIndexByte(abs, '/')
+	if i < 0 {
+		return ""
+	}
+	parent, base := abs[:i], abs[i+1:]
+	if parent == "" {
+		parent = "/"
+	}
+	switch dir := resolveSymlinks(parent); {
+	case dir == "/dev" && deviceNames[base]:
+		return "/dev/" + base
+	case (dir == "/dev/fd" || dir == resolveSymlinks("/dev/fd")) && isDigits(base):
+		return "/dev/fd/" + base
+	}
+	return ""
+}
+
+func isDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // argPaths finds the path-like arguments of a command: after argv[0], each
 // literal non-option word that contains "/", starts with "~" or ".", or
@@ -77,6 +105,16 @@ func isName(s string) bool {
 	return s != ""
 }
 
+// isPipe reports whether abs is one of the interpreter's own named pipes
+// (process substitution) in Facts.Pipes, which no program can create.
+func (b *builder) isPipe(abs string) bool {
+	dir, name := filepath.Split(filepath.Clean(abs))
+	return b.facts.Pipes != "" && filepath.Clean(dir) == b.facts.Pipes && strings.HasPrefix(name, PipePrefix)
+}
+
+// PipePrefix starts the names of the interpreter's named pipes.
+const PipePrefix = "sh-interp-"
+
 // pathOf resolves a redirection target or other single word.
 func (b *builder) pathOf(w Word) Path {
 	if w.Dynamic {
@@ -95,8 +133,11 @@ func (b *builder) resolve(value string) Path {
 	if !filepath.IsAbs(abs) {
 		abs = b.facts.Cwd + "/" + abs
 	}
-	if lexical := filepath.Clean(abs); devices[lexical] || fdDevice.MatchString(lexical) {
-		p.Resolved, p.Root, p.Exists = lexical, "device", true
+	if dev := DevicePath(abs); dev != "" || b.isPipe(abs) {
+		if dev == "" {
+			dev = filepath.Clean(abs)
+		}
+		p.Resolved, p.Root, p.Exists = dev, "device", true
 		return p
 	}
 	p.Resolved = resolveSymlinks(abs)
@@ -116,9 +157,6 @@ func (r Roots) contain(path string) (name, dir string) {
 		if within(path, s) {
 			return "skills", s
 		}
-	}
-	if devices[path] {
-		return "device", ""
 	}
 	return "", ""
 }

@@ -91,6 +91,7 @@ type Tool struct {
 	catalog   []skills.Skill
 	problems  []skills.Problem
 	roots     policy.Roots
+	pipes     string            // the interpreter's TMPDIR, for its named pipes
 	env       []string          // the environment commands start with
 	base      map[string]string // env as a map
 	withheld  []string          // host variables left out, by name
@@ -191,7 +192,11 @@ func (t *Tool) loadSkills() error {
 }
 
 func (t *Tool) startJail() error {
+	if err := t.makePipes(); err != nil {
+		return err
+	}
 	jc := t.cfg.Jail
+	jc.Pipes = t.pipes
 	jc.ReadOnly = append(append([]string{}, t.roots.Skills...), jc.ReadOnly...)
 	jc.ReadWrite = append([]string{t.roots.Workspace}, jc.ReadWrite...)
 	if len(jc.Executables) == 0 {
@@ -207,6 +212,24 @@ func (t *Tool) startJail() error {
 	for _, kv := range t.env {
 		name, value, _ := strings.Cut(kv, "=")
 		t.base[name] = value
+	}
+	return nil
+}
+
+// makePipes creates the interpreter's own temporary directory, where it
+// makes the named pipes of process substitutions. The interpreter opens
+// those pipes without its open handler, so no program may create anything
+// there: the directory is the caller's, mode 0711.
+func (t *Tool) makePipes() error {
+	dir, err := os.MkdirTemp("", "skillsh-pipes-")
+	if err == nil {
+		err = os.Chmod(dir, 0o711)
+	}
+	if err == nil {
+		t.pipes, err = filepath.EvalSymlinks(dir)
+	}
+	if err != nil {
+		return fmt.Errorf("shelltool: pipes directory: %w", err)
 	}
 	return nil
 }
@@ -232,9 +255,13 @@ func resolvePrograms(names []string) []string {
 	return out
 }
 
-// Close removes a workspace that New created. It is safe to call more than
-// once.
+// Close removes the interpreter's pipes directory and a workspace that New
+// created. It is safe to call more than once.
 func (t *Tool) Close() error {
+	if t.pipes != "" {
+		os.RemoveAll(t.pipes)
+		t.pipes = ""
+	}
 	if !t.tempSpace {
 		return nil
 	}

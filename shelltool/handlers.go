@@ -62,8 +62,10 @@ func (h *handlers) decideExec(ctx context.Context, args []string) (policy.Decisi
 func (h *handlers) changedEnv(env expand.Environ) []policy.Assign {
 	base := h.c.tool.baseEnv()
 	out := []policy.Assign{}
+	fixed := h.c.tool.fixedEnv()
 	env.Each(func(name string, vr expand.Variable) bool {
-		if vr.Exported && vr.Kind == expand.String && base[name] != vr.Str {
+		_, isFixed := fixed[name]
+		if vr.Exported && vr.Kind == expand.String && base[name] != vr.Str && !isFixed {
 			out = append(out, policy.Assign{Name: name, Value: vr.Str})
 		}
 		return true
@@ -186,12 +188,13 @@ func (t *Tool) baseEnv() map[string]string { return t.base }
 // reads inside the skills roots, the workspace and harmless devices,
 // writes inside the workspace. The open goes through an os.Root of the
 // root that holds the resolved path, so a symlink swapped in later cannot
-// lead outside it.
+// lead outside it. /dev/stdout, /dev/stderr and /dev/stdin are the call's
+// own streams, never skillsh's.
 func (h *handlers) open(ctx context.Context, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
 	hc := interp.HandlerCtx(ctx)
 	abs := absPath(hc.Dir, path)
-	if isDevice(abs) {
-		return os.OpenFile(abs, flag, perm)
+	if dev := policy.DevicePath(abs); dev != "" {
+		return openDevice(hc, dev, flag, perm)
 	}
 	write := flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) != 0
 	root, rel, err := h.c.tool.confine(abs, write)
@@ -209,6 +212,46 @@ func (h *handlers) open(ctx context.Context, path string, flag int, perm os.File
 	}
 	return f, err
 }
+
+// openDevice opens a harmless device by its canonical path; the standard
+// streams, by name or as /dev/fd/0-2, are the call's own.
+func openDevice(hc interp.HandlerContext, dev string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
+	switch dev {
+	case "/dev/stdin", "/dev/fd/0":
+		return stream{r: hc.Stdin}, nil
+	case "/dev/stdout", "/dev/fd/1":
+		return stream{w: hc.Stdout}, nil
+	case "/dev/stderr", "/dev/fd/2":
+		return stream{w: hc.Stderr}, nil
+	}
+	if strings.HasPrefix(dev, "/dev/fd/") {
+		return nil, &fs.PathError{Op: "open", Path: dev, Err: errors.New("only descriptors 0, 1 and 2 can be opened")}
+	}
+	return os.OpenFile(dev, flag, perm)
+}
+
+// stream is one of the call's standard streams opened by name; closing it
+// leaves the stream open.
+type stream struct {
+	r io.Reader
+	w io.Writer
+}
+
+func (s stream) Read(p []byte) (int, error) {
+	if s.r == nil {
+		return 0, errors.New("not open for reading")
+	}
+	return s.r.Read(p)
+}
+
+func (s stream) Write(p []byte) (int, error) {
+	if s.w == nil {
+		return 0, errors.New("not open for writing")
+	}
+	return s.w.Write(p)
+}
+
+func (stream) Close() error { return nil }
 
 // handOver gives a file the interpreter created in the workspace to the
 // uid programs run as, so that they can change it too. It does nothing
@@ -275,14 +318,6 @@ func absPath(dir, path string) string {
 	return dir + "/" + path
 }
 
-func isDevice(abs string) bool {
-	switch filepath.Clean(abs) {
-	case os.DevNull, "/dev/zero", "/dev/urandom", "/dev/random":
-		return true
-	}
-	return false
-}
-
 // readDir lets the interpreter list (for globbing) only directories inside
 // the roots, so a pattern cannot reveal names outside them.
 func (h *handlers) readDir(ctx context.Context, path string) ([]fs.DirEntry, error) {
@@ -326,16 +361,41 @@ func (t *Tool) waysToRoots(dir string) []fs.DirEntry {
 // files elsewhere.
 func (h *handlers) stat(ctx context.Context, name string, follow bool) (fs.FileInfo, error) {
 	hc := interp.HandlerCtx(ctx)
-	abs := filepath.Clean(absPath(hc.Dir, name))
-	if !isSystemPath(abs) && !isDevice(abs) {
-		if _, _, err := h.c.tool.confine(abs, false); err != nil {
-			return nil, err
-		}
+	abs, err := h.c.tool.lookable(absPath(hc.Dir, name))
+	if err != nil {
+		return nil, err
 	}
 	if follow {
 		return os.Stat(abs)
 	}
 	return os.Lstat(abs)
+}
+
+// access answers test -r, -w and -x only where stat answers file tests:
+// inside the roots, the system directories and the devices. The answer is
+// the interpreter's own (skillsh's uid), as the default handler gives it.
+func (h *handlers) access(ctx context.Context, name string, mode interp.AccessMode) error {
+	hc := interp.HandlerCtx(ctx)
+	abs, err := h.c.tool.lookable(absPath(hc.Dir, name))
+	if err != nil {
+		return err
+	}
+	return interp.DefaultAccessHandler()(ctx, abs, mode)
+}
+
+// lookable returns the path a file test may look at: a device by its
+// canonical name, or a path inside the roots or the system directories.
+func (t *Tool) lookable(abs string) (string, error) {
+	if dev := policy.DevicePath(abs); dev != "" {
+		return dev, nil
+	}
+	if real := policy.ResolvePath(abs); isSystemPath(real) {
+		return real, nil
+	}
+	if _, _, err := t.confine(abs, false); err != nil {
+		return "", err
+	}
+	return abs, nil
 }
 
 // systemDirs are public system directories a test may look at.

@@ -225,10 +225,11 @@ func (s *Session) runnerFor(c *call) (*interp.Runner, error) {
 		interp.OpenHandler(h.open),
 		interp.ReadDirHandler2(h.readDir),
 		interp.StatHandler(h.stat),
+		interp.AccessHandler(h.access),
 	}
 	if s.runner == nil {
 		r, err := interp.New(append(opts,
-			interp.Env(expand.ListEnviron(s.tool.env...)),
+			interp.Env(expand.ListEnviron(s.tool.runnerEnv()...)),
 			interp.Dir(s.tool.roots.Workspace),
 		)...)
 		if err != nil {
@@ -263,6 +264,7 @@ func (s *Session) facts(dir string, funcs func(string) bool) *policy.Facts {
 	t := s.tool
 	return &policy.Facts{
 		Cwd:       dir,
+		Pipes:     t.pipes,
 		Roots:     t.roots,
 		Session:   t.sessionFacts(),
 		Functions: funcs,
@@ -275,6 +277,19 @@ func (t *Tool) sessionFacts() policy.Session {
 		facts[i] = policy.SkillFact{Name: sk.Name, Dir: sk.Dir, Location: sk.Location, AllowedTools: nonNil(sk.AllowedTools)}
 	}
 	return policy.Session{Home: t.roots.Workspace, Skills: facts, Protections: nonNil(t.Protections())}
+}
+
+// runnerEnv is the interpreter's environment: the programs' one, except
+// TMPDIR, which is the pipes directory, where the interpreter makes its
+// named pipes. Programs get the workspace's TMPDIR back (programEnv).
+func (t *Tool) runnerEnv() []string {
+	env := make([]string, 0, len(t.env)+1)
+	for _, kv := range t.env {
+		if !strings.HasPrefix(kv, "TMPDIR=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "TMPDIR="+t.pipes)
 }
 
 func nonNil[T any](s []T) []T {

@@ -350,3 +350,65 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// TestInterpreterOpensResistPlantedLinks attacks the files the interpreter
+// opens itself as root, under a policy that allows everything: a link
+// planted where the interpreter keeps its named pipes, and a path that only
+// looks like a device. Nothing outside the roots may be read or written.
+func TestInterpreterOpensResistPlantedLinks(t *testing.T) {
+	t.Parallel()
+	tool := newTool(t, true)
+	ws := tool.Workspace()
+	secret := filepath.Join(testenv.Dir(t), "secret")
+	if err := os.WriteFile(secret, []byte("SECRET-CANARY\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(testenv.Dir(t), "pwned")
+	for _, command := range []string{
+		// The interpreter opens <TMPDIR>/sh-interp-* without its open handler.
+		"ln -s " + secret + " .tmp/sh-interp-r; cat < " + ws + "/.tmp/sh-interp-r",
+		"ln -s " + outside + " .tmp/sh-interp-w; echo PWNED > " + ws + "/.tmp/sh-interp-w",
+		"ln -s " + secret + " $TMPDIR/sh-interp-r2; cat < $TMPDIR/sh-interp-r2",
+		"ln -s " + outside + " $TMPDIR/sh-interp-w2; echo PWNED > $TMPDIR/sh-interp-w2",
+		// A device name reached through a link and "..": the kernel ends up
+		// at the workspace's own dev/null, a link to the secret.
+		deviceLookalike(ws, secret, "cat < %s/dev/null"),
+		deviceLookalike(ws, outside, "echo PWNED > %s/dev/zero"),
+		"test -r " + secret + " && echo readable-outside",
+	} {
+		res := tool.Run(testContext(t), command)
+		if strings.Contains(res.Stdout+res.Stderr, "SECRET-CANARY") || strings.Contains(res.Stdout, "readable-outside") {
+			t.Errorf("%s: read outside the roots:\n%s", command, res.Text())
+		}
+		if _, err := os.Lstat(outside); err == nil {
+			t.Fatalf("%s: wrote outside the roots", command)
+		}
+	}
+}
+
+// deviceLookalike builds a command whose redirection target cleans
+// lexically to a device (ws/L/../../...) while the kernel, following the
+// link L down as many levels as the ".." climb, ends at the workspace's
+// own dev/null or dev/zero: a link to target. format gets the path up to
+// "/dev/...".
+func deviceLookalike(ws, target, format string) string {
+	depth := strings.Count(ws, "/") + 1
+	deep := ws + strings.Repeat("/d", depth)
+	up := ws + "/L" + strings.Repeat("/..", depth)
+	dev := "dev/null"
+	if strings.Contains(format, "zero") {
+		dev = "dev/zero"
+	}
+	return fmt.Sprintf("mkdir -p %s dev && ln -sfn %s L && ln -sf %s %s && "+format, deep, deep, target, dev, up)
+}
+
+// TestStandardStreamsByName: /dev/stdout and /dev/stderr are the call's own
+// streams, as in bash, never skillsh's.
+func TestStandardStreamsByName(t *testing.T) {
+	t.Parallel()
+	tool := newTool(t, false)
+	res := tool.Run(testContext(t), "echo out > /dev/stdout; echo err > /dev/stderr; echo in | { read x < /dev/stdin; echo $x; }")
+	if res.Stdout != "out\nin\n" || res.Stderr != "err\n" || res.ExitCode != 0 {
+		t.Errorf("exit %d, stdout %q, stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+}
