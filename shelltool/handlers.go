@@ -48,6 +48,9 @@ func (h *handlers) decideExec(ctx context.Context, args []string) (policy.Decisi
 	in := policy.BuildExec(c.command, args, hc.Pos, c.s.facts(hc.Dir, c.s.isFunction))
 	in.Commands[0].Assigns = h.changedEnv(hc.Env)
 	d, err := c.tool.cfg.Engine.Decide(ctx, in)
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return d, ctxErr // the call ended (its timeout): not the policy's failure
+	}
 	c.tool.log(ctx, in, d, err)
 	req := &ApprovalRequest{Command: c.command, Phase: policy.PhaseExec, Argv: args, Reasons: d.Reasons}
 	if !c.permit(ctx, d, req) {

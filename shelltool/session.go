@@ -189,14 +189,14 @@ func (c *call) exitStatus(ctx context.Context, err error) {
 	var denied *refusal
 	var setup *jail.SetupError
 	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		c.res.TimedOut = true
+		c.res.ExitCode = ExitTimeout
 	case errors.As(err, &denied):
 		c.res.Decision, c.res.Reasons = denied.decision.Verdict, denied.decision.Reasons
 		c.refuse()
 	case errors.As(err, &setup):
 		c.setupError(err)
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		c.res.TimedOut = true
-		c.res.ExitCode = ExitTimeout
 	case err == nil:
 		c.res.ExitCode = 0
 	default:

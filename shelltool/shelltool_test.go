@@ -412,3 +412,25 @@ func TestStandardStreamsByName(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", res.ExitCode, res.Stdout, res.Stderr)
 	}
 }
+
+// TestTimeoutInBuiltinLoop: a loop of builtins that runs into the call's
+// timeout is a timeout (124), not a policy failure.
+func TestTimeoutInBuiltinLoop(t *testing.T) {
+	t.Parallel()
+	engine, err := policy.NewEngine(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool, err := shelltool.New(shelltool.Config{
+		Skills: []string{testenv.Skills(t)}, Workspace: testenv.Workspace(t),
+		Engine: engine, Timeout: time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tool.Close()
+	res := tool.Run(testContext(t), "while :; do :; done")
+	if !res.TimedOut || res.ExitCode != shelltool.ExitTimeout || res.Refused {
+		t.Errorf("timed out %v, exit %d, refused %v: %s", res.TimedOut, res.ExitCode, res.Refused, res.Text())
+	}
+}
