@@ -28,8 +28,9 @@ import (
 // Defaults for a Config's zero fields.
 const (
 	DefaultTimeout     = 30 * time.Second
-	DefaultOutputLimit = 64 << 10 // bytes kept of each stream, head and tail
-	MaxCommandSize     = 64 << 10 // bytes of command text accepted
+	DefaultOutputLimit = 64 << 10  // bytes kept of each stream, head and tail
+	DefaultShellMemory = 512 << 20 // bytes the interpreter's own values may grow by in one call
+	MaxCommandSize     = 64 << 10  // bytes of command text accepted
 )
 
 // Config configures a Tool. The zero value of each field means its
@@ -54,6 +55,11 @@ type Config struct {
 	// Approver is asked when the policy's decision is "ask"; nil means
 	// nobody can approve and "ask" is a denial.
 	Approver Approver
+	// ShellMemory bounds how much the interpreter's own heap may grow
+	// during one call (shell variables, $(...) output, which live in
+	// skillsh, not in the jail); past it the call is stopped. Default 512
+	// MiB. The heap is the process's, so concurrent calls share the bound.
+	ShellMemory int64
 	// HostEnv is the environment allowlisted variables are taken from;
 	// nil means os.Environ().
 	HostEnv []string
@@ -127,6 +133,9 @@ func (t *Tool) applyDefaults() {
 	}
 	if t.cfg.OutputLimit <= 0 {
 		t.cfg.OutputLimit = DefaultOutputLimit
+	}
+	if t.cfg.ShellMemory <= 0 {
+		t.cfg.ShellMemory = DefaultShellMemory
 	}
 	if t.cfg.HostEnv == nil {
 		t.cfg.HostEnv = os.Environ()

@@ -14,6 +14,9 @@ const (
 	ExitTimeout   = 124 // the call's wall-clock timeout ended it
 	ExitJailSetup = 125 // the jail could not be set up; the program never ran
 	ExitRefused   = 126 // the policy denied it, or approval was refused
+	// ExitShellMemory: the shell's own values grew past Config.ShellMemory,
+	// reported like a program the kernel killed for memory (128+SIGKILL).
+	ExitShellMemory = 137
 )
 
 // Result is what one call returns: the JSON object of `skillsh run --json`

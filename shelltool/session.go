@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"runtime/metrics"
 	"strings"
 	"sync"
 	"time"
@@ -174,21 +175,58 @@ func (c *call) execute(ctx context.Context, profile *policy.Profile) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	go watchMemory(ctx, stop, c.tool.cfg.ShellMemory)
 	r, err := c.s.runnerFor(c)
 	if err != nil {
 		c.setupError(err)
 		return
 	}
 	err = r.Run(ctx, c.file)
+	if errors.Is(context.Cause(ctx), errShellMemory) {
+		err = errShellMemory
+	}
 	cancel() // ends background programs with the call
 	c.running.Wait()
 	c.exitStatus(ctx, err)
+}
+
+// errShellMemory stops a call whose shell values grew too large.
+var errShellMemory = errors.New("the shell's own values (variables, $(...) output) grew past their memory limit; the call was stopped")
+
+// watchMemory stops the call through stop when the process's heap grows by
+// more than limit bytes while ctx lasts. It polls, so it may overshoot by
+// what the call allocates in one interval.
+func watchMemory(ctx context.Context, stop context.CancelCauseFunc, limit int64) {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	heap := func() int64 {
+		metrics.Read(sample)
+		return int64(sample[0].Value.Uint64())
+	}
+	base := heap()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if heap()-base > limit {
+				stop(errShellMemory)
+				return
+			}
+		}
+	}
 }
 
 func (c *call) exitStatus(ctx context.Context, err error) {
 	var denied *refusal
 	var setup *jail.SetupError
 	switch {
+	case errors.Is(err, errShellMemory):
+		c.res.ExitCode = ExitShellMemory
+		c.res.Error = err.Error()
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		c.res.TimedOut = true
 		c.res.ExitCode = ExitTimeout

@@ -434,3 +434,30 @@ func TestTimeoutInBuiltinLoop(t *testing.T) {
 		t.Errorf("timed out %v, exit %d, refused %v: %s", res.TimedOut, res.ExitCode, res.Refused, res.Text())
 	}
 }
+
+// TestShellMemoryIsBounded: values the interpreter builds itself live in
+// skillsh, outside the jail; a call that grows them past the bound is
+// stopped, and skillsh keeps answering. The test's input is 300 MB, so a
+// broken bound costs that, not the machine.
+func TestShellMemoryIsBounded(t *testing.T) {
+	t.Parallel()
+	engine, err := policy.NewEngine(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool, err := shelltool.New(shelltool.Config{
+		Skills: []string{testenv.Skills(t)}, Workspace: testenv.Workspace(t),
+		Engine: engine, ShellMemory: 64 << 20, Timeout: 20 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tool.Close()
+	res := tool.Run(testContext(t), "x=$(head -c 300000000 /dev/zero | tr '\\0' a); echo ${#x}")
+	if res.ExitCode != shelltool.ExitShellMemory || !strings.Contains(res.Error, "memory") || strings.Contains(res.Stdout, "300000000") {
+		t.Errorf("exit %d, error %q, stdout %q", res.ExitCode, res.Error, res.Stdout)
+	}
+	if res := tool.Run(testContext(t), "echo still answering"); res.Stdout != "still answering\n" {
+		t.Errorf("after the stop: %q", res.Stdout)
+	}
+}
