@@ -21,13 +21,19 @@ var fixedVars = []string{
 	"PAGER=cat",
 	"GIT_PAGER=cat",
 	"NO_COLOR=1",
+	// git reads no system or user configuration: /etc/gitconfig is outside
+	// the jail, and a ~/.gitconfig in the workspace could name programs
+	// (pagers, aliases, hooks) that git would run.
+	"GIT_CONFIG_NOSYSTEM=1",
+	"GIT_CONFIG_GLOBAL=/dev/null",
 }
 
 // Environment builds a program's environment from the host's (as from
 // os.Environ) and the workspace. Only LANG, LANGUAGE, TZ and LC_* pass
 // through; on top of them: PATH=/usr/local/bin:/usr/bin:/bin,
 // HOME=workspace, TMPDIR=workspace/.tmp, LANG=C.UTF-8 unless the host sets
-// it, TERM=dumb, PAGER=cat, GIT_PAGER=cat, NO_COLOR=1. withheld lists the
+// it, TERM=dumb, PAGER=cat, GIT_PAGER=cat, NO_COLOR=1, GIT_CONFIG_NOSYSTEM=1,
+// GIT_CONFIG_GLOBAL=/dev/null. withheld lists the
 // names (never the values) of the host variables left out, sorted and
 // without duplicates. The result is sorted by name.
 func Environment(host []string, workspace string) (env []string, withheld []string) {

@@ -178,7 +178,7 @@ func (t *Tool) fixedEnv() map[string]string {
 	fixed := map[string]string{}
 	for name, value := range t.baseEnv() {
 		switch name {
-		case "PATH", "HOME", "TMPDIR":
+		case "PATH", "HOME", "TMPDIR", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL":
 			fixed[name] = value
 		}
 	}
