@@ -68,12 +68,16 @@ type builder struct {
 	nesting   int
 	override  *Span  // span of the word holding a nested script
 	nestedSrc string // the nested script positions refer to
+	// cwd is the working directory the commands being walked run in:
+	// Facts.Cwd, moved by each literal cd the way the shell would.
+	cwd string
 }
 
 func newBuilder(src string, facts *Facts, phase Phase) *builder {
 	return &builder{
 		src:   src,
 		facts: facts,
+		cwd:   facts.Cwd,
 		funcs: map[string]bool{},
 		in: &Input{
 			Version:  InputVersion,
@@ -109,11 +113,43 @@ func (b *builder) collectFunctions(node syntax.Node) {
 	})
 }
 
-// within runs fn with ctx pushed on the context stack.
+// within runs fn with ctx pushed on the context stack. In a context that
+// runs in a process or at a time of its own (a subshell, a pipeline side,
+// a substitution, a function body, a background job), a cd leaves the
+// following commands' working directory as it was.
 func (b *builder) within(ctx string, fn func()) {
 	b.context = append(b.context, ctx)
+	if ownDirectory[ctx] {
+		defer func(cwd string) { b.cwd = cwd }(b.cwd)
+	}
 	fn()
 	b.context = b.context[:len(b.context)-1]
+}
+
+// ownDirectory are the contexts whose cd does not outlive them.
+var ownDirectory = map[string]bool{
+	"subshell": true, "pipeline": true, "cmdsubst": true, "procsubst": true,
+	"function": true, "background": true, "coproc": true,
+}
+
+// followCd moves the working directory for the commands after a literal
+// cd. A cd the builder cannot follow (cd -, a dynamic directory) leaves it;
+// the exec phase judges each command in the real directory anyway.
+func (b *builder) followCd(cmd *Command) {
+	if cmd.Kind != "builtin" || cmd.Name != "cd" {
+		return
+	}
+	args := cmd.Argv[1:]
+	for len(args) > 0 && !args[0].Dynamic && strings.HasPrefix(args[0].Value, "-") && args[0].Value != "-" {
+		args = args[1:] // -L, -P, -e, --
+	}
+	switch {
+	case len(args) == 0:
+		b.cwd = b.facts.Session.Home
+	case args[0].Dynamic || args[0].Value == "-" || args[0].Value == "":
+	default:
+		b.cwd = b.resolve(args[0].Value).Resolved
+	}
 }
 
 func (b *builder) stmts(stmts []*syntax.Stmt) {
@@ -127,6 +163,7 @@ func (b *builder) stmt(s *syntax.Stmt) {
 	if s.Background {
 		b.in.Features.Background = true
 		wrap = append(wrap, "background")
+		defer func(cwd string) { b.cwd = cwd }(b.cwd)
 	}
 	if s.Negated {
 		wrap = append(wrap, "negated")
@@ -311,6 +348,9 @@ func (b *builder) addCommand(argv []Word, assigns []Assign, redirs []Redirect, s
 	cmd.Paths = b.argPaths(&cmd)
 	b.in.Commands = append(b.in.Commands, cmd)
 	b.unwrap(cmd.Index)
+	if wrapper == nil {
+		b.followCd(&cmd)
+	}
 	return cmd.Index
 }
 

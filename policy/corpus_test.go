@@ -63,12 +63,12 @@ func corpusFacts(t *testing.T) (*Facts, *strings.Replacer) {
 	if err := os.CopyFS(skills, os.DirFS("../testdata/skills")); err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range []string{ws + "/build", ws + "/out"} {
+	for _, d := range []string{ws + "/build", ws + "/out", ws + "/repo/.git"} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, f := range []string{"data.csv", "notes.txt", "report.md", "script.py", "run.sh", "archive.tar.gz", "data.json"} {
+	for _, f := range []string{"data.csv", "notes.txt", "report.md", "script.py", "run.sh", "archive.tar.gz", "data.json", "repo/.git/config"} {
 		if err := os.WriteFile(filepath.Join(ws, f), []byte("x\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}

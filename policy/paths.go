@@ -62,7 +62,7 @@ func (b *builder) argPaths(cmd *Command) []Path {
 			paths = append(paths, Path{Arg: i, Dynamic: true})
 			continue
 		}
-		v, ok := pathCandidate(w.Value, options, b.facts.Cwd)
+		v, ok := pathCandidate(w.Value, options, b.cwd)
 		if w.Value == "--" {
 			options = false
 		}
@@ -131,7 +131,7 @@ func (b *builder) resolve(value string) Path {
 	p := Path{Value: value}
 	abs := value
 	if !filepath.IsAbs(abs) {
-		abs = b.facts.Cwd + "/" + abs
+		abs = b.cwd + "/" + abs
 	}
 	if dev := DevicePath(abs); dev != "" || b.isPipe(abs) {
 		if dev == "" {
@@ -220,7 +220,7 @@ func (b *builder) lookPath(name string) string {
 	if strings.ContainsRune(name, '/') {
 		p := name
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(b.facts.Cwd, p)
+			p = filepath.Join(b.cwd, p)
 		}
 		return filepath.Clean(p)
 	}

@@ -62,7 +62,7 @@ func (b *builder) env() expand.Environ {
 
 func (b *builder) readDir(dir string) ([]os.DirEntry, error) {
 	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(b.facts.Cwd, dir)
+		dir = filepath.Join(b.cwd, dir)
 	}
 	return os.ReadDir(dir)
 }

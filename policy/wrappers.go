@@ -109,7 +109,8 @@ func (b *builder) nested(script string, span Span, wrapper *Wrapper) {
 		b.markOpaque(parent, "the nested script does not parse: "+err.Error())
 		return
 	}
-	override, src := b.override, b.nestedSrc
+	override, src, cwd := b.override, b.nestedSrc, b.cwd
+	defer func() { b.cwd = cwd }() // a nested script is a process of its own
 	b.nesting++
 	b.override, b.nestedSrc = &span, script
 	b.collectFunctions(file)
