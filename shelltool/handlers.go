@@ -100,6 +100,12 @@ func (h *handlers) runJailed(ctx context.Context, args []string) error {
 		fmt.Fprintf(hc.Stderr, "%s: command not found\n", args[0])
 		return interp.ExitStatus(127)
 	}
+	if within(policy.ResolvePath(path), c.tool.roots.Workspace) {
+		// The jail executes only the allowlisted programs and the skills'
+		// scripts: what a command wrote cannot run as a program.
+		fmt.Fprintf(hc.Stderr, "%s: files in the workspace cannot be executed; run a script with its interpreter instead: bash %s, python3 %s\n", args[0], args[0], args[0])
+		return interp.ExitStatus(126)
+	}
 	c.running.Add(1)
 	defer c.running.Done()
 	res, err := c.tool.jail.Run(ctx, &jail.Command{

@@ -461,3 +461,14 @@ func TestShellMemoryIsBounded(t *testing.T) {
 		t.Errorf("after the stop: %q", res.Stdout)
 	}
 }
+
+// TestWorkspaceFilesDoNotExecute: a file the model wrote cannot run as a
+// program; the message says how to run a script instead.
+func TestWorkspaceFilesDoNotExecute(t *testing.T) {
+	t.Parallel()
+	tool := newTool(t, false)
+	res := tool.Run(testContext(t), "printf 'echo hi\\n' > s.sh && chmod +x s.sh && ./s.sh; bash s.sh")
+	if !strings.Contains(res.Stderr, "cannot be executed; run a script with its interpreter") || res.Stdout != "hi\n" {
+		t.Errorf("stdout %q, stderr %q", res.Stdout, res.Stderr)
+	}
+}
