@@ -26,6 +26,9 @@ func DevicePath(abs string) string {
 		return ""
 	}
 	parent, base := abs[:i], abs[i+1:]
+	if !deviceNames[base] && !isDigits(base) {
+		return "" // no device has this name: no need to resolve
+	}
 	if parent == "" {
 		parent = "/"
 	}
