@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -48,10 +49,16 @@ func loadCorpus(t testing.TB) []corpusCase {
 	return cases
 }
 
-// corpusFacts builds the roots the corpus names, in a temporary directory.
-func corpusFacts(t *testing.T) (*Facts, *strings.Replacer) {
+// corpusFacts builds the roots the corpus names, in a temporary directory,
+// and a search path there (usr/bin) holding an empty executable for every
+// program name the corpus runs, so that the programs the inputs name are
+// the same on every machine, whatever it has installed.
+func corpusFacts(t *testing.T) (*Facts, *rootNames) {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "skillsh-corpus-") // directly in TMPDIR: see generateCorpusRego
+	// In /tmp, not TMPDIR: a path that leaves the roots upwards resolves
+	// into the parent, which the generated fixture must name alike on
+	// every machine.
+	dir, err := os.MkdirTemp("/tmp", "skillsh-corpus-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +85,144 @@ func corpusFacts(t *testing.T) (*Facts, *strings.Replacer) {
 			t.Fatal(err)
 		}
 	}
-	facts := &Facts{Cwd: ws, Roots: Roots{Skills: []string{skills}, Workspace: ws}, Session: Session{Home: ws}}
-	return facts, strings.NewReplacer("/skills-root", skills, "/ws", ws)
+	bin := filepath.Join(dir, "usr/bin")
+	facts := &Facts{Cwd: ws, Roots: Roots{Skills: []string{skills}, Workspace: ws}, Session: Session{Home: ws}, Path: bin}
+	roots := &rootNames{names: []string{"/skills-root", "/ws"}, dirs: []string{skills, ws}}
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name := range corpusPrograms(t, loadCorpus(t), facts, roots) {
+		if err := os.WriteFile(filepath.Join(bin, name), nil, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return facts, roots
+}
+
+// corpusPrograms returns the names, without a slash, of the external
+// programs the corpus runs.
+func corpusPrograms(t *testing.T, cases []corpusCase, facts *Facts, roots *rootNames) map[string]bool {
+	t.Helper()
+	names := map[string]bool{}
+	for _, c := range cases {
+		for _, cmd := range buildCase(t, c, facts, roots).Commands {
+			if cmd.Kind == "external" && cmd.Name != "" && !strings.ContainsRune(cmd.Name, '/') {
+				names[cmd.Name] = true
+			}
+		}
+	}
+	return names
+}
+
+// rootNames maps the roots' names in the corpus to the directories they
+// were made in.
+type rootNames struct {
+	names, dirs []string
+}
+
+// edit is one root name of a corpus text replaced by its directory: at
+// from in the corpus text and at to in the real one.
+type edit struct{ from, to, name, dir int }
+
+// Replace returns s with every root name replaced by its directory.
+func (r *rootNames) Replace(s string) string {
+	real, _ := r.replace(s)
+	return real
+}
+
+// replace returns s with the root names replaced, and the edits made,
+// leftmost first.
+func (r *rootNames) replace(s string) (string, []edit) {
+	var b strings.Builder
+	var edits []edit
+	for i := 0; i < len(s); {
+		k := slices.IndexFunc(r.names, func(n string) bool { return strings.HasPrefix(s[i:], n) })
+		if k < 0 {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		edits = append(edits, edit{from: i, to: b.Len(), name: len(r.names[k]), dir: len(r.dirs[k])})
+		b.WriteString(r.dirs[k])
+		i += len(r.names[k])
+	}
+	return b.String(), edits
+}
+
+// corpusOffset maps an offset of the real text back to the corpus text;
+// an offset inside a directory maps into its name, clipped to its end.
+func corpusOffset(edits []edit, off int) int {
+	shift := 0
+	for _, e := range edits {
+		switch {
+		case off <= e.to:
+			return off - shift
+		case off < e.to+e.dir:
+			return e.from + min(off-e.to, e.name)
+		}
+		shift += e.dir - e.name
+	}
+	return off - shift
+}
+
+// spansToCorpus rewrites every span in the input built from the real
+// text so that it refers to the corpus text src, as if the roots were
+// named as the corpus names them. A wrapped command shares its argv with
+// the wrapper's, so each span is rewritten once.
+func spansToCorpus(in *Input, src string, edits []edit) {
+	done := map[*Span]bool{}
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Pointer:
+			if !v.IsNil() {
+				walk(v.Elem())
+			}
+		case reflect.Slice:
+			for i := range v.Len() {
+				walk(v.Index(i))
+			}
+		case reflect.Struct:
+			if sp, ok := v.Addr().Interface().(*Span); ok {
+				if !done[sp] {
+					*sp, done[sp] = corpusSpan(*sp, src, edits), true
+				}
+				return
+			}
+			for i := range v.NumField() {
+				walk(v.Field(i))
+			}
+		}
+	}
+	walk(reflect.ValueOf(in))
+}
+
+func corpusSpan(sp Span, src string, edits []edit) Span {
+	if sp == (Span{}) {
+		return sp
+	}
+	sp.Start, sp.End = corpusOffset(edits, sp.Start), corpusOffset(edits, sp.End)
+	sp.Col = sp.Start - strings.LastIndexByte(src[:sp.Start], '\n')
+	return sp
+}
+
+// buildCase builds the input of one corpus case: the static input of its
+// command, or with Exec the exec-phase input of that argv.
+func buildCase(t *testing.T, c corpusCase, facts *Facts, roots *rootNames) *Input {
+	t.Helper()
+	src := roots.Replace(c.Command)
+	if c.Exec != nil {
+		args := make([]string, len(c.Exec))
+		for i, a := range c.Exec {
+			args[i] = roots.Replace(a)
+		}
+		return BuildExec(src, args, syntax.Pos{}, facts)
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		t.Fatalf("parse %q: %v", src, err)
+	}
+	return Build(src, f, facts)
 }
 
 func TestCorpus(t *testing.T) {
@@ -96,11 +239,9 @@ func TestCorpus(t *testing.T) {
 			name += " => " + strings.Join(c.Exec, " ")
 		}
 		t.Run(name, func(t *testing.T) {
-			var d Decision
-			if c.Exec != nil {
-				d = decideExec(t, e, roots.Replace(c.Command), c.Exec, roots, facts)
-			} else {
-				d = decide(t, e, roots.Replace(c.Command), facts)
+			d, err := e.Decide(context.Background(), buildCase(t, c, facts, roots))
+			if err != nil {
+				t.Fatal(err)
 			}
 			got := corpusCase{Command: c.Command, Exec: c.Exec, Decision: d.Verdict, Codes: codes(d)}
 			want := c
@@ -114,20 +255,6 @@ func TestCorpus(t *testing.T) {
 			}
 		})
 	}
-}
-
-// decideExec decides the exec phase of one expanded command.
-func decideExec(t *testing.T, e *Engine, src string, argv []string, roots *strings.Replacer, facts *Facts) Decision {
-	t.Helper()
-	args := make([]string, len(argv))
-	for i, a := range argv {
-		args[i] = roots.Replace(a)
-	}
-	d, err := e.Decide(context.Background(), BuildExec(src, args, syntax.Pos{}, facts))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
 }
 
 // codes returns the distinct reason codes of a decision, sorted.
@@ -175,27 +302,17 @@ type corpusEntry struct {
 	Input    *Input   `json:"input"`
 }
 
-func generateCorpusRego(t *testing.T, cases []corpusCase, facts *Facts, roots *strings.Replacer) []byte {
+func generateCorpusRego(t *testing.T, cases []corpusCase, facts *Facts, roots *rootNames) []byte {
 	t.Helper()
 	entries := map[string]corpusEntry{}
 	for _, c := range cases {
-		src := roots.Replace(c.Command)
 		name := c.Command
-		var in *Input
 		if c.Exec != nil {
 			name += " => " + strings.Join(c.Exec, " ")
-			args := make([]string, len(c.Exec))
-			for i, a := range c.Exec {
-				args[i] = roots.Replace(a)
-			}
-			in = BuildExec(src, args, syntax.Pos{}, facts)
-		} else {
-			f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
-			if err != nil {
-				t.Fatalf("parse %q: %v", src, err)
-			}
-			in = Build(src, f, facts)
 		}
+		in := buildCase(t, c, facts, roots)
+		_, edits := roots.replace(c.Command)
+		spansToCorpus(in, c.Command, edits)
 		entries[name] = corpusEntry{Decision: c.Decision, Codes: nonNil(c.Codes), Input: in}
 	}
 	doc, err := json.MarshalIndent(entries, "", "\t")
@@ -203,8 +320,8 @@ func generateCorpusRego(t *testing.T, cases []corpusCase, facts *Facts, roots *s
 		t.Fatal(err)
 	}
 	// The fixture names the roots as the corpus does, whatever temporary
-	// directory they were built in; a path that left the roots upwards
-	// names that directory as /.
+	// directory they were built in; a path that left the roots to their
+	// parent names it as /, and one that went higher names /tmp.
 	base := filepath.Dir(facts.Roots.Workspace)
 	doc = []byte(strings.NewReplacer(facts.Roots.Skills[0], "/skills-root", facts.Roots.Workspace, "/ws", base, "").Replace(string(doc)))
 	src := corpusRegoHeader + "cases := " + string(doc) + "\n" + corpusRegoTest
