@@ -24,7 +24,7 @@ func probeHost() []Status {
 	ns := probeNamespaces()
 	cg := probeCgroup()
 	return []Status{
-		{Rlimits, true, "CPU, address space, file size, open files, core size 0, set by the helper before exec"},
+		{Rlimits, true, "CPU, address space, file size, open files, core size 0, set on the program before its first instruction"},
 		{NoNewPrivs, true, "prctl(PR_SET_NO_NEW_PRIVS) before exec: setuid bits and file capabilities grant nothing"},
 		probeUIDDrop(),
 		landlockStatus(Landlock, abi, 1, "filesystem limited to system directories, the read roots and the workspace"),

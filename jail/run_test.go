@@ -3,6 +3,7 @@ package jail
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -127,5 +128,24 @@ func TestRunSetupError(t *testing.T) {
 	var se *SetupError
 	if !errors.As(err, &se) {
 		t.Fatalf("err = %v, want *SetupError", err)
+	}
+}
+
+// TestLimitsApplyToProgram: the resource limits are the program's, set
+// after the helper's last allocation. An address space far smaller than
+// the helper's own Go runtime reserves would abort the helper if it were
+// limited itself; the program starts and sees exactly the profile.
+func TestLimitsApplyToProgram(t *testing.T) {
+	t.Parallel()
+	requireKernel(t, Rlimits)
+	j := newJail(t, Config{ReadWrite: []string{workspace(t)}})
+	prof := Profile{Memory: 16 << 20, OpenFiles: 40, FileSize: 1 << 20, CPU: 7 * time.Second}
+	args := []string{"sh", "-c", "ulimit -v; ulimit -n; ulimit -f; ulimit -t; ulimit -c", "sh"}
+	for i := range 20000 { // execve's argv is converted after the limits in a naive helper
+		args = append(args, fmt.Sprintf("argument-%d-%s", i, strings.Repeat("x", 40)))
+	}
+	o := runIn(t, j, testCtx(t, 10*time.Second), &Command{Path: "/bin/sh", Args: args, Profile: prof})
+	if want := "16384\n40\n2048\n7\n0\n"; o.res.ExitCode != 0 || o.stdout != want {
+		t.Errorf("limits seen by the program: exit %d stdout %q stderr %q; want %q", o.res.ExitCode, o.stdout, o.stderr, want)
 	}
 }

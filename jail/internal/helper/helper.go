@@ -37,22 +37,60 @@ func Main() {
 	if s.Init {
 		runInit(s)
 	}
-	err = syscall.Exec(s.Path, s.Args, s.Env)
-	fail("exec", err)
+	execLimited(s)
+}
+
+// The resource limits apply to the program only, never to this helper: a
+// Go runtime that reaches its address-space limit cannot fail an
+// allocation, it aborts. So they are set where nothing allocates after
+// them: just before a raw execve, or on the started program itself.
+
+// execLimited executes the program in this process. Everything execve
+// needs is converted first; then the limits are set and execve is called
+// directly, with no allocation in between.
+func execLimited(s *Spec) {
+	path, err := syscall.BytePtrFromString(s.Path)
+	if err != nil {
+		fail("exec", err)
+	}
+	argv, err := syscall.SlicePtrFromStrings(s.Args)
+	if err != nil {
+		fail("exec", err)
+	}
+	envv, err := syscall.SlicePtrFromStrings(s.Env)
+	if err != nil {
+		fail("exec", err)
+	}
+	if err := setRlimits(0, s.Rlimits); err != nil {
+		fail("setrlimit", err)
+	}
+	_, _, e := syscall.RawSyscall(syscall.SYS_EXECVE,
+		uintptr(unsafe.Pointer(path)), uintptr(unsafe.Pointer(&argv[0])), uintptr(unsafe.Pointer(&envv[0])))
+	fail("exec", e)
 }
 
 // runInit starts the program as a child of this thread, which carries the
-// limits, credentials and Landlock domain the child inherits; reaps every
-// child until the program exits; reports its wait status; and exits,
-// which ends the namespace and everything left in it.
+// credentials and Landlock domain the child inherits; sets the program's
+// limits while it is stopped at its first instruction; reaps every child
+// until the program exits; reports its wait status; and exits, which ends
+// the namespace and everything left in it.
+//
+// The program is started traced (PTRACE_TRACEME): the kernel stops it
+// with SIGTRAP right after execve, before it runs, and the helper sets
+// its limits with prlimit and detaches. A program that cannot be stopped
+// so is killed: it never runs without its limits.
 func runInit(s *Spec) {
 	pid, err := syscall.ForkExec(s.Path, s.Args, &syscall.ProcAttr{
 		Env:   s.Env,
 		Files: []uintptr{0, 1, 2},
-		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Ptrace: true},
 	})
 	if err != nil {
 		fail("exec", err)
+	}
+	if stage, err := limitStopped(pid, s.Rlimits); err != nil {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		fail(stage, err)
 	}
 	for fd := 0; fd <= ErrorFD; fd++ {
 		_ = syscall.Close(fd) // ErrorFD's EOF tells the jail the program runs
@@ -61,6 +99,46 @@ func runInit(s *Spec) {
 	st := uint32(ws)
 	_, _ = syscall.Write(StatusFD, []byte{byte(st), byte(st >> 8), byte(st >> 16), byte(st >> 24)})
 	syscall.Exit(0)
+}
+
+// limitStopped waits for the traced program pid to stop after its
+// execve, sets its limits and lets it run untraced.
+func limitStopped(pid int, limits []Rlimit) (string, error) {
+	var ws syscall.WaitStatus
+	for {
+		_, err := syscall.Wait4(pid, &ws, 0, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return "ptrace_wait", err
+		}
+		break
+	}
+	if !ws.Stopped() || ws.StopSignal() != syscall.SIGTRAP {
+		return "ptrace_wait", syscall.ECHILD
+	}
+	if err := setRlimits(pid, limits); err != nil {
+		return "setrlimit", err
+	}
+	if err := syscall.PtraceDetach(pid); err != nil {
+		return "ptrace_detach", err
+	}
+	return "", nil
+}
+
+// setRlimits sets limits on process pid (0: this one) with prlimit64. It
+// does not allocate.
+func setRlimits(pid int, limits []Rlimit) error {
+	for i := range limits {
+		lim := syscall.Rlimit{Cur: limits[i].Cur, Max: limits[i].Max}
+		_, _, e := syscall.RawSyscall6(syscall.SYS_PRLIMIT64, uintptr(pid), uintptr(limits[i].Resource),
+			uintptr(unsafe.Pointer(&lim)), 0, 0, 0)
+		if e != 0 {
+			return e
+		}
+	}
+	return nil
 }
 
 // reapUntil waits for any child, as an init must, until pid has exited.
@@ -78,17 +156,12 @@ func reapUntil(pid int) syscall.WaitStatus {
 }
 
 // setup applies s to this thread and process, in the order that keeps each
-// step possible: root-only steps first, the Landlock domain last.
+// step possible: root-only steps first, the Landlock domain last. The
+// resource limits are left for the program (see execLimited).
 func setup(s *Spec) (string, error) {
 	if s.LoopbackUp {
 		if err := loopbackUp(); err != nil {
 			return "loopback_up", err
-		}
-	}
-	for _, r := range s.Rlimits {
-		lim := syscall.Rlimit{Cur: r.Cur, Max: r.Max}
-		if err := syscall.Setrlimit(r.Resource, &lim); err != nil {
-			return "setrlimit", err
 		}
 	}
 	ruleset := -1
