@@ -84,7 +84,9 @@ type Config struct {
 	// (the shell's process substitutions): programs may open what is in
 	// it for reading and writing, but it is never handed to their uid. It
 	// must be owned by the caller with mode 0711, so that programs can
-	// open a pipe by its name but cannot create, list or replace entries.
+	// open a pipe by its name but cannot create, list or replace entries;
+	// Landlock grants only opening its files, which holds even for a
+	// program running as the owner (KeepUID, or a caller that is not root).
 	Pipes string
 	// KeepUID keeps the caller's uid and gid when it is root. By default a
 	// root caller's programs run as UID:GID.

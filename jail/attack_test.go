@@ -440,3 +440,53 @@ func TestGigabyteOutputBoundedMemory(t *testing.T) {
 		t.Errorf("heap grew by %d bytes", grown)
 	}
 }
+
+// TestPipesCannotBePlanted attacks the pipes directory as a program that
+// shares its owner (root with KeepUID, where file permissions stop
+// nothing): the caller's named pipe opens, but nothing can be created,
+// replaced or listed there, so the caller never opens a planted link.
+func TestPipesCannotBePlanted(t *testing.T) {
+	t.Parallel()
+	requireKernel(t, Landlock)
+	if os.Geteuid() != 0 {
+		t.Skip("only meaningful as root: the owner of the pipes directory")
+	}
+	pipes, err := mkTestDir("pipes")
+	if err == nil {
+		err = os.Chmod(pipes, 0o711)
+	}
+	if err == nil {
+		err = syscall.Mkfifo(filepath.Join(pipes, "sh-interp-1"), 0o600)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(pipes) })
+	go func() { // the caller's reader, as for a process substitution
+		if b, err := os.ReadFile(filepath.Join(pipes, "sh-interp-1")); err == nil {
+			_ = os.WriteFile(filepath.Join(pipes, "got"), b, 0o600)
+		}
+	}()
+	j := newJail(t, Config{ReadWrite: []string{workspace(t)}, Pipes: pipes, KeepUID: true})
+	script := `cd "$1"
+echo through-the-pipe > sh-interp-1 && echo wrote-pipe
+ln -s /etc/passwd sh-interp-2 && echo planted-link
+mkfifo sh-interp-3 && echo planted-fifo
+: > sh-interp-4 && echo planted-file
+rm -f sh-interp-1 && echo removed
+mv sh-interp-1 moved && echo renamed
+ls . && echo listed
+exit 0`
+	o := runIn(t, j, testCtx(t, 10*time.Second), &Command{Path: "/bin/sh", Args: []string{"sh", "-c", script, "sh", pipes}})
+	if o.stdout != "wrote-pipe\n" {
+		t.Errorf("stdout %q, want only wrote-pipe; stderr %q", o.stdout, o.stderr)
+	}
+	entries, _ := os.ReadDir(pipes)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{"got", "sh-interp-1"}) {
+		t.Errorf("pipes directory holds %v, want [got sh-interp-1]", names)
+	}
+}

@@ -104,7 +104,7 @@ func landlockRules(cfg *Config, abi int, tmp string) helper.Landlock {
 		add(llRead|llWrite, tmp)
 	}
 	if cfg.Pipes != "" {
-		add(llRead|llWrite, cfg.Pipes)
+		add(llReadFile|llWriteFile, cfg.Pipes) // open its pipes; never create, list or replace
 	}
 	add(llReadFile|llExecute, executables(cfg)...)
 	return l

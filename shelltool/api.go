@@ -228,7 +228,8 @@ func (t *Tool) startJail() error {
 // makePipes creates the interpreter's own temporary directory, where it
 // makes the named pipes of process substitutions. The interpreter opens
 // those pipes without its open handler, so no program may create anything
-// there: the directory is the caller's, mode 0711.
+// there: the directory is the caller's, mode 0711, and the jail's Landlock
+// rule for it grants opening files only, not creating or removing them.
 func (t *Tool) makePipes() error {
 	dir, err := os.MkdirTemp("", "skillsh-pipes-")
 	if err == nil {
