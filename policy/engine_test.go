@@ -26,19 +26,6 @@ func engine(t testing.TB) *Engine {
 	return e
 }
 
-func decide(t testing.TB, e *Engine, src string, facts *Facts) Decision {
-	t.Helper()
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
-	if err != nil {
-		t.Fatalf("parse %q: %v", src, err)
-	}
-	d, err := e.Decide(context.Background(), Build(src, f, facts))
-	if err != nil {
-		t.Fatalf("decide %q: %v", src, err)
-	}
-	return d
-}
-
 // TestEngineFailsClosed: a policy that cannot answer denies.
 func TestEngineFailsClosed(t *testing.T) {
 	t.Parallel()
