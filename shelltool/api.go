@@ -98,6 +98,7 @@ type Tool struct {
 	problems  []skills.Problem
 	roots     policy.Roots
 	pipes     string            // the interpreter's TMPDIR, for its named pipes
+	fileSize  int64             // the largest file the interpreter itself writes, as for programs
 	env       []string          // the environment commands start with
 	base      map[string]string // env as a map
 	withheld  []string          // host variables left out, by name
@@ -216,6 +217,7 @@ func (t *Tool) startJail() error {
 		return fmt.Errorf("shelltool: %w", err)
 	}
 	t.jail = j
+	t.fileSize = jc.Limits.Or(jail.DefaultProfile()).FileSize
 	t.env, t.withheld = jail.Environment(t.cfg.HostEnv, t.roots.Workspace)
 	t.base = map[string]string{}
 	for _, kv := range t.env {

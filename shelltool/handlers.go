@@ -113,9 +113,9 @@ func (h *handlers) runJailed(ctx context.Context, args []string) error {
 		Args:    args,
 		Dir:     hc.Dir,
 		Env:     c.tool.programEnv(hc.Env),
-		Stdin:   hc.Stdin,
-		Stdout:  hc.Stdout,
-		Stderr:  hc.Stderr,
+		Stdin:   stdio(hc.Stdin),
+		Stdout:  stdio(hc.Stdout),
+		Stderr:  stdio(hc.Stderr),
 		Profile: jailProfile(d.Profile),
 	})
 	if err != nil {
@@ -199,6 +199,11 @@ func (t *Tool) baseEnv() map[string]string { return t.base }
 // root that holds the resolved path, so a symlink swapped in later cannot
 // lead outside it. /dev/stdout, /dev/stderr and /dev/stdin are the call's
 // own streams, never skillsh's.
+//
+// Only regular files and directories are opened: a named pipe or socket a
+// program left in the workspace would block the open, and with it the
+// call, beyond its timeout. Files opened for writing are bounded like a
+// program's writes (the jail's file size limit).
 func (h *handlers) open(ctx context.Context, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
 	hc := interp.HandlerCtx(ctx)
 	abs := absPath(hc.Dir, path)
@@ -215,11 +220,81 @@ func (h *handlers) open(ctx context.Context, path string, flag int, perm os.File
 		return nil, err
 	}
 	defer r.Close()
-	f, err := r.OpenFile(rel, flag, perm)
-	if err == nil && write {
-		h.c.tool.handOver(f)
+	f, err := r.OpenFile(rel, flag|syscall.O_NONBLOCK, perm)
+	if errors.Is(err, syscall.ENXIO) { // a named pipe opened for writing, with no reader
+		return nil, &fs.PathError{Op: "open", Path: path, Err: errNotRegular}
 	}
-	return f, err
+	if err != nil {
+		return nil, err
+	}
+	fi, err := ordinary(f, path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !write {
+		return f, nil
+	}
+	h.c.tool.handOver(f)
+	left := h.c.tool.fileSize
+	if flag&os.O_APPEND != 0 {
+		left -= fi.Size()
+	}
+	return &limitedFile{f: f, left: left}, nil
+}
+
+// ordinary returns the file's information if it is a regular file or a
+// directory, and puts it back in blocking mode; anything else is an error
+// about path.
+func ordinary(f *os.File, path string) (fs.FileInfo, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() && !fi.IsDir() {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: errNotRegular}
+	}
+	if err := syscall.SetNonblock(int(f.Fd()), false); err != nil {
+		return nil, err
+	}
+	return fi, nil
+}
+
+var errNotRegular = errors.New("not a regular file: the shell opens only files and directories (named pipes, sockets and devices other than /dev/null, /dev/zero and /dev/urandom are refused)")
+
+// limitedFile is a file the interpreter writes itself, bounded as the
+// jail bounds a program's writes (RLIMIT_FSIZE): a write past the limit
+// writes what fits and fails with EFBIG. A program the file is handed to
+// gets the file itself (see stdio) and the kernel's limit.
+type limitedFile struct {
+	f    *os.File
+	left int64
+}
+
+func (l *limitedFile) Read(p []byte) (int, error) { return l.f.Read(p) }
+
+func (l *limitedFile) Write(p []byte) (int, error) {
+	fits := p[:min(int64(len(p)), max(l.left, 0))]
+	n, err := l.f.Write(fits)
+	l.left -= int64(n)
+	if err == nil && len(fits) < len(p) {
+		err = &fs.PathError{Op: "write", Path: l.f.Name(), Err: syscall.EFBIG}
+	}
+	return n, err
+}
+
+func (l *limitedFile) Close() error { return l.f.Close() }
+
+// stdio returns what a program gets for one of the interpreter's streams:
+// the file itself for a file the interpreter opened, so that it is passed
+// straight through.
+func stdio[T any](s T) T {
+	if l, ok := any(s).(*limitedFile); ok {
+		if f, ok := any(l.f).(T); ok {
+			return f
+		}
+	}
+	return s
 }
 
 // openDevice opens a harmless device by its canonical path; the standard

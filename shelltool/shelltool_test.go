@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/skillsh/skillsh/internal/testenv"
+	"github.com/skillsh/skillsh/jail"
 	"github.com/skillsh/skillsh/policy"
 	"github.com/skillsh/skillsh/shelltool"
 )
@@ -470,5 +472,58 @@ func TestWorkspaceFilesDoNotExecute(t *testing.T) {
 	res := tool.Run(testContext(t), "printf 'echo hi\\n' > s.sh && chmod +x s.sh && ./s.sh; bash s.sh")
 	if !strings.Contains(res.Stderr, "cannot be executed; run a script with its interpreter") || res.Stdout != "hi\n" {
 		t.Errorf("stdout %q, stderr %q", res.Stdout, res.Stderr)
+	}
+}
+
+// TestSpecialFilesDoNotBlock: a named pipe in the workspace, with nothing
+// at its other end, would block the interpreter's own open beyond the
+// call's timeout. The shell refuses to open it at once, with a reason.
+func TestSpecialFilesDoNotBlock(t *testing.T) {
+	t.Parallel()
+	tool := newTool(t, true)
+	if err := syscall.Mkfifo(filepath.Join(tool.Workspace(), "fifo"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	for _, command := range []string{"read x < fifo", "echo x > fifo", "echo x >> fifo", "cat < fifo"} {
+		res := tool.Run(testContext(t), command)
+		if res.TimedOut || res.ExitCode == 0 || !strings.Contains(res.Stderr, "not a regular file") {
+			t.Errorf("%s: timed out %v, exit %d, stderr %q", command, res.TimedOut, res.ExitCode, res.Stderr)
+		}
+	}
+}
+
+// TestShellWritesAreBounded: a loop of builtins writing into a file is
+// held to the file size limit programs have, instead of filling the disk
+// until the timeout.
+func TestShellWritesAreBounded(t *testing.T) {
+	t.Parallel()
+	engine, err := policy.NewEngine(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit = 4096
+	tool, err := shelltool.New(shelltool.Config{
+		Skills: []string{testenv.Skills(t)}, Workspace: testenv.Workspace(t),
+		Engine: engine, Timeout: 20 * time.Second, Jail: jail.Config{Limits: jail.Profile{FileSize: limit}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tool.Close()
+	line := strings.Repeat("x", 99)
+	for _, command := range []string{
+		"i=0; while [ $i -lt 100 ]; do echo " + line + "; i=$((i+1)); done > big",
+		"echo " + line + " > big; i=0; while [ $i -lt 100 ]; do echo " + line + " >> big; i=$((i+1)); done",
+	} {
+		res := tool.Run(testContext(t), command)
+		fi, err := os.Stat(filepath.Join(tool.Workspace(), "big"))
+		if err != nil || fi.Size() != limit {
+			t.Errorf("%s: size %v (%v), want %d; %s", command, fi, err, limit, res.Text())
+		}
+	}
+	// A program given a redirected file is bounded by the kernel instead.
+	res := tool.Run(testContext(t), "head -c 100000 /dev/zero > big2")
+	if fi, err := os.Stat(filepath.Join(tool.Workspace(), "big2")); err != nil || fi.Size() != limit {
+		t.Errorf("program's write: %v %v; %s", fi, err, res.Text())
 	}
 }
