@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 
@@ -366,7 +367,12 @@ func (t *Tool) jailOwner() (uid, gid int, ok bool) {
 // returns it with the path relative to it. Writes must land in the
 // workspace.
 func (t *Tool) confine(abs string, write bool) (root, rel string, err error) {
-	real := policy.ResolvePath(abs)
+	return t.locate(abs, policy.ResolvePath(abs), write)
+}
+
+// locate returns the root that holds real, the resolved form of abs, and
+// real relative to it.
+func (t *Tool) locate(abs, real string, write bool) (root, rel string, err error) {
 	if within(real, t.roots.Workspace) {
 		return relTo(t.roots.Workspace, real)
 	}
@@ -379,6 +385,25 @@ func (t *Tool) confine(abs string, write bool) (root, rel string, err error) {
 		return "", "", &fs.PathError{Op: "open", Path: abs, Err: errOutsideRoots}
 	}
 	return "", "", &fs.PathError{Op: "open", Path: abs, Err: errWriteOutside}
+}
+
+// openRootOf opens the root that holds abs for reading, with abs relative
+// to it. With follow false the last component of abs is not followed: it
+// is the name inside its resolved directory. Whatever the caller does
+// through the returned os.Root stays inside it, even if a program swaps a
+// symbolic link in meanwhile. The caller closes the root.
+func (t *Tool) openRootOf(abs string, follow bool) (*os.Root, string, error) {
+	abs = filepath.Clean(abs)
+	real := policy.ResolvePath(abs)
+	if dir, name := filepath.Split(abs); !follow && name != "" {
+		real = filepath.Join(policy.ResolvePath(dir), name)
+	}
+	root, rel, err := t.locate(abs, real, false)
+	if err != nil {
+		return nil, "", err
+	}
+	r, err := os.OpenRoot(root)
+	return r, rel, err
 }
 
 var (
@@ -407,13 +432,22 @@ func absPath(dir, path string) string {
 func (h *handlers) readDir(ctx context.Context, path string) ([]fs.DirEntry, error) {
 	hc := interp.HandlerCtx(ctx)
 	abs := filepath.Clean(absPath(hc.Dir, path))
-	if _, _, err := h.c.tool.confine(abs, false); err != nil {
+	r, rel, err := h.c.tool.openRootOf(abs, true)
+	if err != nil {
 		if entries := h.c.tool.waysToRoots(abs); len(entries) > 0 {
 			return entries, nil
 		}
 		return nil, err
 	}
-	return os.ReadDir(abs)
+	defer r.Close()
+	f, err := r.Open(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
 }
 
 // waysToRoots lists, for a directory above one or more roots, only the
@@ -445,41 +479,58 @@ func (t *Tool) waysToRoots(dir string) []fs.DirEntry {
 // files elsewhere.
 func (h *handlers) stat(ctx context.Context, name string, follow bool) (fs.FileInfo, error) {
 	hc := interp.HandlerCtx(ctx)
-	abs, err := h.c.tool.lookable(absPath(hc.Dir, name))
+	abs := absPath(hc.Dir, name)
+	if sys := systemPath(abs); sys != "" {
+		if follow {
+			return os.Stat(sys)
+		}
+		return os.Lstat(sys)
+	}
+	r, rel, err := h.c.tool.openRootOf(abs, follow)
 	if err != nil {
 		return nil, err
 	}
+	defer r.Close()
 	if follow {
-		return os.Stat(abs)
+		return r.Stat(rel)
 	}
-	return os.Lstat(abs)
+	return r.Lstat(rel)
 }
 
 // access answers test -r, -w and -x only where stat answers file tests:
 // inside the roots, the system directories and the devices. The answer is
-// the interpreter's own (skillsh's uid), as the default handler gives it.
+// the interpreter's own (skillsh's uid), as the default handler gives it,
+// about the file found inside its root.
 func (h *handlers) access(ctx context.Context, name string, mode interp.AccessMode) error {
 	hc := interp.HandlerCtx(ctx)
-	abs, err := h.c.tool.lookable(absPath(hc.Dir, name))
+	abs := absPath(hc.Dir, name)
+	if sys := systemPath(abs); sys != "" {
+		return interp.DefaultAccessHandler()(ctx, sys, mode)
+	}
+	r, rel, err := h.c.tool.openRootOf(abs, true)
 	if err != nil {
 		return err
 	}
-	return interp.DefaultAccessHandler()(ctx, abs, mode)
+	defer r.Close()
+	f, err := r.OpenFile(rel, unix.O_PATH, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return interp.DefaultAccessHandler()(ctx, fmt.Sprintf("/proc/self/fd/%d", f.Fd()), mode)
 }
 
-// lookable returns the path a file test may look at: a device by its
-// canonical name, or a path inside the roots or the system directories.
-func (t *Tool) lookable(abs string) (string, error) {
+// systemPath returns the path a file test may look at outside the roots:
+// a device by its canonical name, or a path in the system directories,
+// which programs cannot change. Otherwise it returns "".
+func systemPath(abs string) string {
 	if dev := policy.DevicePath(abs); dev != "" {
-		return dev, nil
+		return dev
 	}
 	if real := policy.ResolvePath(abs); isSystemPath(real) {
-		return real, nil
+		return real
 	}
-	if _, _, err := t.confine(abs, false); err != nil {
-		return "", err
-	}
-	return abs, nil
+	return ""
 }
 
 // systemDirs are public system directories a test may look at.

@@ -527,3 +527,50 @@ func TestShellWritesAreBounded(t *testing.T) {
 		t.Errorf("program's write: %v %v; %s", fi, err, res.Text())
 	}
 }
+
+// TestFileTestsResistSwappedLinks races the interpreter's own looks at the
+// file system (globs, file tests) against a link swapped, as fast as the
+// test can, between a workspace directory and /etc: whatever the timing,
+// no name or file outside the roots may be seen.
+func TestFileTestsResistSwappedLinks(t *testing.T) {
+	t.Parallel()
+	tool := newTool(t, true)
+	ws := tool.Workspace()
+	if err := os.Mkdir(filepath.Join(ws, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			target := "d"
+			if i%2 == 1 {
+				target = "/etc"
+			}
+			tmp := filepath.Join(ws, fmt.Sprintf("l.%d", i%2))
+			_ = os.Remove(tmp)
+			if os.Symlink(target, tmp) == nil {
+				_ = os.Rename(tmp, filepath.Join(ws, "l"))
+			}
+		}
+	}()
+	res := tool.Run(testContext(t), `i=0
+while [ $i -lt 3000 ]; do
+  for f in l/*; do case $f in *passwd*|*hostname*) echo LEAK-glob $f;; esac; done
+  [ -e l/passwd ] && echo LEAK-test
+  [ -r l/hostname ] && echo LEAK-access
+  i=$((i+1))
+done
+echo finished`)
+	close(stop)
+	<-done
+	if strings.Contains(res.Stdout, "LEAK") || !strings.Contains(res.Stdout, "finished") {
+		t.Errorf("%s", res.Text())
+	}
+}
