@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -208,6 +209,37 @@ func TestBuildSymlinkTricks(t *testing.T) {
 		in := build(t, "cat "+tt.arg, facts)
 		if got := pathSummary(in.Commands[0].Paths[0], facts); got != tt.want {
 			t.Errorf("cat %s: path %s, want %s", tt.arg, got, tt.want)
+		}
+	}
+}
+
+// TestBuildPipes: only a named pipe that exists in the interpreter's pipes
+// directory, under its prefix, is one of its pipes; a file or a missing
+// name there is an ordinary path outside the roots.
+func TestBuildPipes(t *testing.T) {
+	t.Parallel()
+	facts := testFacts(t)
+	facts.Pipes = t.TempDir()
+	if err := syscall.Mkfifo(facts.Pipes+"/sh-interp-1", 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(facts.Pipes+"/other", 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(facts.Pipes+"/sh-interp-2", nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := map[string]string{
+		"sh-interp-1": "device", "sh-interp-2": "", "sh-interp-3": "", "other": "",
+	}
+	for name, want := range tests {
+		in := build(t, "cat "+facts.Pipes+"/"+name+" > "+facts.Pipes+"/"+name, facts)
+		c := in.Commands[0]
+		if got := c.Paths[0].Root; got != want {
+			t.Errorf("cat %s: root %q, want %q", name, got, want)
+		}
+		if got := c.Redirects[0].Path.Root; got != want {
+			t.Errorf("> %s: root %q, want %q", name, got, want)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,10 +110,15 @@ func isName(s string) bool {
 }
 
 // isPipe reports whether abs is one of the interpreter's own named pipes
-// (process substitution) in Facts.Pipes, which no program can create.
+// (process substitution) in Facts.Pipes, which no program can create: a
+// named pipe that exists there now, under the interpreter's prefix.
 func (b *builder) isPipe(abs string) bool {
 	dir, name := filepath.Split(filepath.Clean(abs))
-	return b.facts.Pipes != "" && filepath.Clean(dir) == b.facts.Pipes && strings.HasPrefix(name, PipePrefix)
+	if b.facts.Pipes == "" || filepath.Clean(dir) != b.facts.Pipes || !strings.HasPrefix(name, PipePrefix) {
+		return false
+	}
+	fi, err := os.Lstat(abs)
+	return err == nil && fi.Mode()&fs.ModeNamedPipe != 0
 }
 
 // PipePrefix starts the names of the interpreter's named pipes.
