@@ -36,10 +36,26 @@ func (h *handlers) call(ctx context.Context, args []string) ([]string, error) {
 	if !h.c.s.isFunction(args[0]) && !interp.IsBuiltin(args[0]) {
 		return args, nil
 	}
-	if _, err := h.decideExec(ctx, args); err != nil {
+	if _, err := h.decideExec(ctx, judged(args, interp.HandlerCtx(ctx).Env)); err != nil {
 		return nil, err
 	}
 	return args, nil
+}
+
+// judged returns the argv the policy judges for args: `cd -` and
+// `pushd -` go to $OLDPWD, which a command can set to anything, so that
+// directory is what is decided on.
+func judged(args []string, env expand.Environ) []string {
+	if args[0] != "cd" && args[0] != "pushd" {
+		return args
+	}
+	i := slices.Index(args, "-")
+	if i < 1 {
+		return args
+	}
+	out := slices.Clone(args)
+	out[i] = env.Get("OLDPWD").String()
+	return out
 }
 
 // decideExec decides one expanded command; a refusal is a *refusal error.

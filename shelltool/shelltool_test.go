@@ -574,3 +574,20 @@ echo finished`)
 		t.Errorf("%s", res.Text())
 	}
 }
+
+// TestCdDashGoesWhereOldPwdSays: `cd -` is judged as a cd to $OLDPWD,
+// which a command can set to anything.
+func TestCdDashGoesWhereOldPwdSays(t *testing.T) {
+	t.Parallel()
+	tool := newTool(t, false)
+	for _, command := range []string{"OLDPWD=/usr; cd -; pwd", "read OLDPWD <<< /etc; cd - && pwd", "export OLDPWD=/; pushd - && pwd"} {
+		res := tool.Run(testContext(t), command)
+		if !res.Refused || !strings.Contains(res.Text(), "cd.outside_roots") {
+			t.Errorf("%s: not refused:\n%s", command, res.Text())
+		}
+	}
+	res := tool.Run(testContext(t), "mkdir -p a && cd a && cd - >/dev/null && pwd")
+	if res.Refused || res.Stdout != tool.Workspace()+"\n" {
+		t.Errorf("cd - within the workspace:\n%s", res.Text())
+	}
+}
