@@ -41,10 +41,13 @@ _zip_options(cmd, s) := {"-TT" | some w in cmd.argv; startswith(w.value, "-TT")}
 else := set()
 
 # by_base[base] lists the commands with that base name, so that a rule about
-# one program looks it up instead of scanning every command.
-by_base[base] contains cmd if {
-	some cmd in input.commands
-	base := cmd.base
+# one program looks it up instead of scanning every command. A complete
+# object, built once per evaluation: as a partial set, each lookup by a
+# program's name scanned the commands again (12% of a decision).
+by_base := {base: cmds |
+	some c in input.commands
+	base := c.base
+	cmds := [cmd | some cmd in input.commands; cmd.base == base]
 }
 
 # arg_paths are the path-like arguments that matter, each with the access
