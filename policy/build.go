@@ -84,12 +84,21 @@ func newBuilder(src string, facts *Facts, phase Phase) *builder {
 			Phase:    phase,
 			Command:  src,
 			Cwd:      facts.Cwd,
-			Roots:    facts.Roots,
+			Roots:    facts.Roots.normal(),
 			Session:  facts.Session,
 			Commands: []Command{},
 			Features: Features{Functions: []string{}, Assignments: []string{}},
 		},
 	}
+}
+
+// normal returns r with an empty list, not null, when there are no skills
+// roots, as the input schema says.
+func (r Roots) normal() Roots {
+	if r.Skills == nil {
+		r.Skills = []string{}
+	}
+	return r
 }
 
 func (b *builder) finish() *Input {

@@ -591,3 +591,25 @@ func TestCdDashGoesWhereOldPwdSays(t *testing.T) {
 		t.Errorf("cd - within the workspace:\n%s", res.Text())
 	}
 }
+
+// TestNoSkillsRootsStillConfines: with no skills roots at all, reads stay
+// confined to the workspace (the policy once let everything through).
+func TestNoSkillsRootsStillConfines(t *testing.T) {
+	t.Parallel()
+	engine, err := policy.NewEngine(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool, err := shelltool.New(shelltool.Config{Workspace: testenv.Workspace(t), Engine: engine, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tool.Close()
+	res := tool.Run(testContext(t), "cat /etc/passwd")
+	if !res.Refused || strings.Contains(res.Stdout, "root:") || !strings.Contains(res.Text(), "path.outside_roots") {
+		t.Errorf("not refused:\n%s", res.Text())
+	}
+	if res := tool.Run(testContext(t), "echo hi > a && cat a"); res.Stdout != "hi\n" {
+		t.Errorf("workspace use: %s", res.Text())
+	}
+}

@@ -51,12 +51,18 @@ dirname(path) := "/" if {
 } else := regex.replace(path, `/[^/]*$`, "")
 
 # roots_text(roots) names the roots for messages.
-roots_text(roots) := sprintf("the skills tree (%s) and the workspace (%s)", [concat(", ", roots.skills), roots.workspace])
+roots_text(roots) := sprintf("the skills tree (%s) and the workspace (%s)", [concat(", ", skill_roots(roots)), roots.workspace])
+
+# skill_roots(roots) is the list of skills roots; none ([]) when the input
+# has no list there, so that messages about them are still defined.
+skill_roots(roots) := roots.skills if is_array(roots.skills)
+
+else := []
 
 # read_allowed_text(roots) says where reads are allowed.
 read_allowed_text(roots) := sprintf(
 	"read files under %s (read-only) or %s (read-write), or /dev/null",
-	[concat(", ", roots.skills), roots.workspace],
+	[concat(", ", skill_roots(roots)), roots.workspace],
 )
 
 # write_allowed_text(roots) says where writes are allowed.

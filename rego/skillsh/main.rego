@@ -74,6 +74,31 @@ _denied if {
 }
 
 # METADATA
+# title: Malformed roots
+# description: |
+#   An input whose roots are not what the schema says (skills a list of
+#   paths, workspace a path): the rules that confine paths cannot judge it,
+#   so it is denied rather than let through.
+# custom:
+#   code: input.malformed
+#   verdict: deny
+_fallback contains lib.reason(
+	"input.malformed", "deny", {"index": -1}, {"start": 0, "end": 0, "line": 0, "col": 0},
+	"the policy input's roots are malformed (roots.skills must be a list of paths, roots.workspace a path), so nothing is judged safe",
+	"nothing until the caller sends a well-formed input (docs/policy-input.md)",
+) if not _roots_wellformed
+
+_roots_wellformed if {
+	is_array(input.roots.skills)
+	every s in input.roots.skills {
+		is_string(s)
+		startswith(s, "/")
+	}
+	is_string(input.roots.workspace)
+	startswith(input.roots.workspace, "/")
+}
+
+# METADATA
 # title: No rule allows the command
 # description: |
 #   A command that no rule allows and no other rule explains is still

@@ -127,6 +127,27 @@ test_fallback_denies_unexplained if {
 	codes(d) == {"policy.not_allowed"}
 }
 
+# Without skills roots the confinement rules still judge (no message is
+# left undefined), and roots that are not what the schema says deny.
+test_no_skills_roots if {
+	d := object.union(fx.doc(["cat /etc/passwd"]), {"roots": {"skills": [], "workspace": "/ws"}})
+	codes(d) == {"path.outside_roots"}
+	decide(object.union(fx.doc(["cat ./a"]), {"roots": {"skills": [], "workspace": "/ws"}})).decision == "allow"
+}
+
+test_malformed_roots_deny if {
+	every roots in [
+		{"skills": null, "workspace": "/ws"},
+		{"workspace": "/ws"},
+		{"skills": ["/skills-root"], "workspace": 3},
+		{"skills": ["relative"], "workspace": "/ws"},
+	] {
+		d := object.union(object.remove(fx.doc(["ls"]), ["roots"]), {"roots": roots})
+		"input.malformed" in codes(d)
+		decide(d).decision == "deny"
+	}
+}
+
 test_long_command_text_is_clipped if {
 	long := concat(" ", [x | some _ in numbers.range(1, 40); x := "./abcd"])
 	d := decide(fx.doc([concat(" ", ["frobnicate", long])]))
