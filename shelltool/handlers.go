@@ -244,8 +244,7 @@ func (h *handlers) open(ctx context.Context, path string, flag int, perm os.File
 	if err != nil {
 		return nil, err
 	}
-	fi, err := ordinary(f, path)
-	if err != nil {
+	if err := ordinary(f, path); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -253,51 +252,61 @@ func (h *handlers) open(ctx context.Context, path string, flag int, perm os.File
 		return f, nil
 	}
 	h.c.tool.handOver(f)
-	left := h.c.tool.fileSize
-	if flag&os.O_APPEND != 0 {
-		left -= fi.Size()
-	}
-	return &limitedFile{f: f, left: left}, nil
+	return &limitedFile{f: f, limit: h.c.tool.fileSize, append: flag&os.O_APPEND != 0}, nil
 }
 
-// ordinary returns the file's information if it is a regular file or a
-// directory, and puts it back in blocking mode; anything else is an error
-// about path.
-func ordinary(f *os.File, path string) (fs.FileInfo, error) {
+// ordinary checks that f is a regular file or a directory and puts it
+// back in blocking mode; anything else is an error about path.
+func ordinary(f *os.File, path string) error {
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if !fi.Mode().IsRegular() && !fi.IsDir() {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: errNotRegular}
+		return &fs.PathError{Op: "open", Path: path, Err: errNotRegular}
 	}
-	if err := syscall.SetNonblock(int(f.Fd()), false); err != nil {
-		return nil, err
-	}
-	return fi, nil
+	return syscall.SetNonblock(int(f.Fd()), false)
 }
 
 var errNotRegular = errors.New("not a regular file: the shell opens only files and directories (named pipes, sockets and devices other than /dev/null, /dev/zero and /dev/urandom are refused)")
 
 // limitedFile is a file the interpreter writes itself, bounded as the
-// jail bounds a program's writes (RLIMIT_FSIZE): a write past the limit
-// writes what fits and fails with EFBIG. A program the file is handed to
-// gets the file itself (see stdio) and the kernel's limit.
+// jail bounds a program's writes (RLIMIT_FSIZE): no byte is written at or
+// beyond offset limit; a write that reaches it writes what fits and fails
+// with EFBIG. The offset is the file's own, so writes by a program handed
+// the same file (see stdio) count too.
 type limitedFile struct {
-	f    *os.File
-	left int64
+	f      *os.File
+	limit  int64
+	append bool
 }
 
 func (l *limitedFile) Read(p []byte) (int, error) { return l.f.Read(p) }
 
 func (l *limitedFile) Write(p []byte) (int, error) {
-	fits := p[:min(int64(len(p)), max(l.left, 0))]
+	off, err := l.offset()
+	if err != nil {
+		return 0, err
+	}
+	fits := p[:min(int64(len(p)), max(l.limit-off, 0))]
 	n, err := l.f.Write(fits)
-	l.left -= int64(n)
 	if err == nil && len(fits) < len(p) {
 		err = &fs.PathError{Op: "write", Path: l.f.Name(), Err: syscall.EFBIG}
 	}
 	return n, err
+}
+
+// offset is where the next write lands: the end of the file when it is
+// open for appending.
+func (l *limitedFile) offset() (int64, error) {
+	if l.append {
+		fi, err := l.f.Stat()
+		if err != nil {
+			return 0, err
+		}
+		return fi.Size(), nil
+	}
+	return l.f.Seek(0, io.SeekCurrent)
 }
 
 func (l *limitedFile) Close() error { return l.f.Close() }

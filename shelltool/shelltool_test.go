@@ -521,10 +521,13 @@ func TestShellWritesAreBounded(t *testing.T) {
 			t.Errorf("%s: size %v (%v), want %d; %s", command, fi, err, limit, res.Text())
 		}
 	}
-	// A program given a redirected file is bounded by the kernel instead.
-	res := tool.Run(testContext(t), "head -c 100000 /dev/zero > big2")
-	if fi, err := os.Stat(filepath.Join(tool.Workspace(), "big2")); err != nil || fi.Size() != limit {
-		t.Errorf("program's write: %v %v; %s", fi, err, res.Text())
+	// A program given a redirected file is bounded by the kernel instead,
+	// and the shell's own writes after it count from where it left off.
+	res := tool.Run(testContext(t), "{ head -c 100000 /dev/zero; echo "+line+"; } > big2; { head -c 100000 /dev/zero; echo "+line+"; } >> big3")
+	for _, name := range []string{"big2", "big3"} {
+		if fi, err := os.Stat(filepath.Join(tool.Workspace(), name)); err != nil || fi.Size() != limit {
+			t.Errorf("%s, a program's then the shell's writes: %v %v; %s", name, fi, err, res.Text())
+		}
 	}
 }
 
