@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/skillsh/skillsh/jail/internal/helper"
@@ -197,6 +198,29 @@ func cleanPaths(cfg *Config) error {
 				return fmt.Errorf("jail: %w", err)
 			}
 			list[i] = filepath.Clean(p)
+		}
+	}
+	return pipesOutside(cfg.Pipes, cfg.ReadWrite)
+}
+
+// pipesOutside refuses a pipes directory inside a read-write directory:
+// Landlock's rights there reach everything beneath, so programs could
+// create and replace entries in it.
+func pipesOutside(pipes string, readWrite []string) error {
+	if pipes == "" {
+		return nil
+	}
+	real, err := filepath.EvalSymlinks(pipes)
+	if err != nil {
+		return fmt.Errorf("jail: pipes: %w", err)
+	}
+	for _, rw := range readWrite {
+		rwReal, err := filepath.EvalSymlinks(rw)
+		if err != nil {
+			return fmt.Errorf("jail: %w", err)
+		}
+		if real == rwReal || strings.HasPrefix(real, strings.TrimSuffix(rwReal, "/")+"/") {
+			return fmt.Errorf("jail: pipes: %s is inside the read-write directory %s, where programs could change it; make it elsewhere (TMPDIR)", pipes, rw)
 		}
 	}
 	return nil

@@ -104,3 +104,22 @@ func TestLoopback(t *testing.T) {
 		t.Errorf("loopback UDP: exit %d stdout %q stderr %q", o.res.ExitCode, o.stdout, o.stderr)
 	}
 }
+
+// TestPipesInsideWorkspaceRefused: a pipes directory beneath a read-write
+// directory would be changeable by programs through that directory's
+// Landlock rule; New refuses it.
+func TestPipesInsideWorkspaceRefused(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t)
+	pipes := filepath.Join(ws, "pipes")
+	if err := os.Mkdir(pipes, 0o711); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(pipes, 0o711); err != nil {
+		t.Fatal(err)
+	}
+	_, err := New(Config{ReadWrite: []string{ws}, Pipes: pipes})
+	if err == nil || !strings.Contains(err.Error(), "inside the read-write directory") {
+		t.Errorf("New = %v, want the pipes directory refused", err)
+	}
+}
