@@ -42,19 +42,29 @@ func (h *handlers) call(ctx context.Context, args []string) ([]string, error) {
 	return args, nil
 }
 
-// judged returns the argv the policy judges for args: `cd -` and
-// `pushd -` go to $OLDPWD, which a command can set to anything, so that
-// directory is what is decided on.
+// judged returns the argv the policy judges for args. `cd -` goes to
+// $OLDPWD and a bare `cd` to $HOME, which a command can set to anything
+// (${HOME:=...}), so those directories are what is decided on, also when
+// reached through `builtin cd` or `command cd`; `pushd -` enters a
+// directory named "-".
 func judged(args []string, env expand.Environ) []string {
-	if args[0] != "cd" && args[0] != "pushd" {
-		return args
+	i := 0
+	for i < len(args)-1 && (args[i] == "builtin" || args[i] == "command") {
+		i++
 	}
-	i := slices.Index(args, "-")
-	if i < 1 {
+	if args[i] == "pushd" && len(args) == i+2 && args[i+1] == "-" {
+		return append(slices.Clone(args[:i+1]), "./-") // pushd has no "-": it is a directory
+	}
+	if args[i] != "cd" {
 		return args
 	}
 	out := slices.Clone(args)
-	out[i] = env.Get("OLDPWD").String()
+	switch rest := args[i+1:]; {
+	case len(rest) == 0:
+		out = append(out, env.Get("HOME").String())
+	case len(rest) == 1 && rest[0] == "-":
+		out[i+1] = env.Get("OLDPWD").String()
+	}
 	return out
 }
 

@@ -583,7 +583,11 @@ echo finished`)
 func TestCdDashGoesWhereOldPwdSays(t *testing.T) {
 	t.Parallel()
 	tool := newTool(t, false)
-	for _, command := range []string{"OLDPWD=/usr; cd -; pwd", "read OLDPWD <<< /etc; cd - && pwd", "export OLDPWD=/; pushd - && pwd"} {
+	for _, command := range []string{
+		"OLDPWD=/usr; cd -; pwd", "read OLDPWD <<< /etc; cd - && pwd",
+		"OLDPWD=/usr; builtin cd -; pwd", "OLDPWD=/usr; command cd -; pwd",
+		"unset HOME; : ${HOME:=/usr/bin}; cd; pwd",
+	} {
 		res := tool.Run(testContext(t), command)
 		if !res.Refused || !strings.Contains(res.Text(), "cd.outside_roots") {
 			t.Errorf("%s: not refused:\n%s", command, res.Text())
