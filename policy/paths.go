@@ -112,12 +112,18 @@ func isName(s string) bool {
 // isPipe reports whether abs is one of the interpreter's own named pipes
 // (process substitution) in Facts.Pipes, which no program can create: a
 // named pipe that exists there now, under the interpreter's prefix.
+// The path is taken as the kernel resolves it, so that "L/../.." through a
+// link cannot name one file for the check and another for the open.
 func (b *builder) isPipe(abs string) bool {
-	dir, name := filepath.Split(filepath.Clean(abs))
-	if b.facts.Pipes == "" || filepath.Clean(dir) != b.facts.Pipes || !strings.HasPrefix(name, PipePrefix) {
+	if b.facts.Pipes == "" {
 		return false
 	}
-	fi, err := os.Lstat(abs)
+	real := resolveSymlinks(abs)
+	dir, name := filepath.Split(real)
+	if filepath.Clean(dir) != b.facts.Pipes || !strings.HasPrefix(name, PipePrefix) {
+		return false
+	}
+	fi, err := os.Lstat(real)
 	return err == nil && fi.Mode()&fs.ModeNamedPipe != 0
 }
 
@@ -144,7 +150,7 @@ func (b *builder) resolve(value string) Path {
 	}
 	if dev := DevicePath(abs); dev != "" || b.isPipe(abs) {
 		if dev == "" {
-			dev = filepath.Clean(abs)
+			dev = resolveSymlinks(abs)
 		}
 		p.Resolved, p.Root, p.Exists = dev, "device", true
 		return p
