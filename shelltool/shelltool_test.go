@@ -33,12 +33,24 @@ func newTool(t testing.TB, allowAll bool) *shelltool.Tool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tool, err := shelltool.New(shelltool.Config{
-		Skills:    []string{testenv.Skills(t)},
-		Workspace: testenv.Workspace(t),
-		Engine:    engine,
-		Timeout:   20 * time.Second,
-	})
+	return newToolWith(t, shelltool.Config{Skills: []string{testenv.Skills(t)}, Engine: engine, Timeout: 20 * time.Second})
+}
+
+// newToolWith returns a Tool for cfg, closed when the test ends; a nil
+// Engine is the default policy, an empty Workspace a fresh one.
+func newToolWith(t testing.TB, cfg shelltool.Config) *shelltool.Tool {
+	t.Helper()
+	if cfg.Engine == nil {
+		engine, err := policy.NewEngine(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Engine = engine
+	}
+	if cfg.Workspace == "" {
+		cfg.Workspace = testenv.Workspace(t)
+	}
+	tool, err := shelltool.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,19 +313,8 @@ func TestSignalsAsInBash(t *testing.T) {
 // JSON line in OPA's decision-log shape, with secret values masked.
 func TestDecisionLog(t *testing.T) {
 	t.Parallel()
-	engine, err := policy.NewEngine(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
 	var buf syncBuffer
-	tool, err := shelltool.New(shelltool.Config{
-		Skills: []string{testenv.Skills(t)}, Workspace: testenv.Workspace(t),
-		Engine: engine, Log: shelltool.NewJSONLog(&buf),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tool.Close()
+	tool := newToolWith(t, shelltool.Config{Skills: []string{testenv.Skills(t)}, Log: shelltool.NewJSONLog(&buf)})
 	tool.Run(testContext(t), "API_TOKEN=hunter2 ls; cat /etc/passwd")
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	if len(lines) != 1 { // the static phase refuses: nothing runs
@@ -419,18 +420,7 @@ func TestStandardStreamsByName(t *testing.T) {
 // timeout is a timeout (124), not a policy failure.
 func TestTimeoutInBuiltinLoop(t *testing.T) {
 	t.Parallel()
-	engine, err := policy.NewEngine(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tool, err := shelltool.New(shelltool.Config{
-		Skills: []string{testenv.Skills(t)}, Workspace: testenv.Workspace(t),
-		Engine: engine, Timeout: time.Second,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tool.Close()
+	tool := newToolWith(t, shelltool.Config{Skills: []string{testenv.Skills(t)}, Timeout: time.Second})
 	res := tool.Run(testContext(t), "while :; do :; done")
 	if !res.TimedOut || res.ExitCode != shelltool.ExitTimeout || res.Refused {
 		t.Errorf("timed out %v, exit %d, refused %v: %s", res.TimedOut, res.ExitCode, res.Refused, res.Text())
@@ -443,18 +433,7 @@ func TestTimeoutInBuiltinLoop(t *testing.T) {
 // broken bound costs that, not the machine.
 func TestShellMemoryIsBounded(t *testing.T) {
 	t.Parallel()
-	engine, err := policy.NewEngine(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tool, err := shelltool.New(shelltool.Config{
-		Skills: []string{testenv.Skills(t)}, Workspace: testenv.Workspace(t),
-		Engine: engine, ShellMemory: 64 << 20, Timeout: 20 * time.Second,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tool.Close()
+	tool := newToolWith(t, shelltool.Config{Skills: []string{testenv.Skills(t)}, ShellMemory: 64 << 20, Timeout: 20 * time.Second})
 	res := tool.Run(testContext(t), "x=$(head -c 300000000 /dev/zero | tr '\\0' a); echo ${#x}")
 	if res.ExitCode != shelltool.ExitShellMemory || !strings.Contains(res.Error, "memory") || strings.Contains(res.Stdout, "300000000") {
 		t.Errorf("exit %d, error %q, stdout %q", res.ExitCode, res.Error, res.Stdout)
@@ -497,19 +476,10 @@ func TestSpecialFilesDoNotBlock(t *testing.T) {
 // until the timeout.
 func TestShellWritesAreBounded(t *testing.T) {
 	t.Parallel()
-	engine, err := policy.NewEngine(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
 	const limit = 4096
-	tool, err := shelltool.New(shelltool.Config{
-		Skills: []string{testenv.Skills(t)}, Workspace: testenv.Workspace(t),
-		Engine: engine, Timeout: 20 * time.Second, Jail: jail.Config{Limits: jail.Profile{FileSize: limit}},
+	tool := newToolWith(t, shelltool.Config{
+		Skills: []string{testenv.Skills(t)}, Timeout: 20 * time.Second, Jail: jail.Config{Limits: jail.Profile{FileSize: limit}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tool.Close()
 	line := strings.Repeat("x", 99)
 	for _, command := range []string{
 		"i=0; while [ $i -lt 100 ]; do echo " + line + "; i=$((i+1)); done > big",
@@ -603,15 +573,7 @@ func TestCdDashGoesWhereOldPwdSays(t *testing.T) {
 // confined to the workspace (the policy once let everything through).
 func TestNoSkillsRootsStillConfines(t *testing.T) {
 	t.Parallel()
-	engine, err := policy.NewEngine(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tool, err := shelltool.New(shelltool.Config{Workspace: testenv.Workspace(t), Engine: engine, Timeout: 20 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tool.Close()
+	tool := newToolWith(t, shelltool.Config{Timeout: 20 * time.Second})
 	res := tool.Run(testContext(t), "cat /etc/passwd")
 	if !res.Refused || strings.Contains(res.Stdout, "root:") || !strings.Contains(res.Text(), "path.outside_roots") {
 		t.Errorf("not refused:\n%s", res.Text())
