@@ -29,6 +29,19 @@ func requireKernel(t *testing.T, protections ...Protection) {
 	}
 }
 
+// requireRoot skips a test that is meaningful only as root, or fails it
+// when SKILLSH_REQUIRE_KERNEL=1 (CI runs as root).
+func requireRoot(t *testing.T, why string) {
+	t.Helper()
+	if os.Geteuid() == 0 {
+		return
+	}
+	if os.Getenv("SKILLSH_REQUIRE_KERNEL") == "1" {
+		t.Fatalf("not root: %s", why)
+	}
+	t.Skipf("not root: %s", why)
+}
+
 // fixture is a jail with a read-only root, a workspace and a secret
 // outside both, readable to everyone by its mode so that only the jail
 // stands between it and the program.
@@ -107,9 +120,7 @@ func TestAttacks(t *testing.T) {
 // root's file permissions stop nothing, so Landlock alone must.
 func TestAttacksLandlockAlone(t *testing.T) {
 	t.Parallel()
-	if os.Geteuid() != 0 {
-		t.Skip("only meaningful as root")
-	}
+	requireRoot(t, "root's file permissions stop nothing, so Landlock alone must")
 	for _, a := range attacks {
 		if !slices.ContainsFunc(a.need, isLandlock) {
 			continue
@@ -448,9 +459,7 @@ func TestGigabyteOutputBoundedMemory(t *testing.T) {
 func TestPipesCannotBePlanted(t *testing.T) {
 	t.Parallel()
 	requireKernel(t, Landlock)
-	if os.Geteuid() != 0 {
-		t.Skip("only meaningful as root: the owner of the pipes directory")
-	}
+	requireRoot(t, "only root can be the pipes directory's owner and the program's uid at once")
 	pipes, err := mkTestDir("pipes")
 	if err == nil {
 		err = os.Chmod(pipes, 0o711)

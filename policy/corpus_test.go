@@ -121,8 +121,9 @@ type rootNames struct {
 }
 
 // edit is one root name of a corpus text replaced by its directory: at
-// from in the corpus text and at to in the real one.
-type edit struct{ from, to, name, dir int }
+// from in the corpus text and at to in the real one, nameLen bytes
+// replaced by dirLen.
+type edit struct{ from, to, nameLen, dirLen int }
 
 // Replace returns s with every root name replaced by its directory.
 func (r *rootNames) Replace(s string) string {
@@ -142,7 +143,7 @@ func (r *rootNames) replace(s string) (string, []edit) {
 			i++
 			continue
 		}
-		edits = append(edits, edit{from: i, to: b.Len(), name: len(r.names[k]), dir: len(r.dirs[k])})
+		edits = append(edits, edit{from: i, to: b.Len(), nameLen: len(r.names[k]), dirLen: len(r.dirs[k])})
 		b.WriteString(r.dirs[k])
 		i += len(r.names[k])
 	}
@@ -157,10 +158,10 @@ func corpusOffset(edits []edit, off int) int {
 		switch {
 		case off <= e.to:
 			return off - shift
-		case off < e.to+e.dir:
-			return e.from + min(off-e.to, e.name)
+		case off < e.to+e.dirLen:
+			return e.from + min(off-e.to, e.nameLen)
 		}
-		shift += e.dir - e.name
+		shift += e.dirLen - e.nameLen
 	}
 	return off - shift
 }
