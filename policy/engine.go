@@ -18,7 +18,6 @@ import (
 	"github.com/open-policy-agent/opa/v1/loader"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
-	"github.com/open-policy-agent/opa/v1/util"
 
 	defaultpolicy "github.com/skillsh/skillsh/rego"
 )
@@ -321,18 +320,6 @@ func (e *Engine) decide(ctx context.Context, in *Input) (Decision, error) {
 		return Decision{}, fmt.Errorf("%s is undefined", Query)
 	}
 	return e.decodeDecision(rs[0].Expressions[0].Value)
-}
-
-func inputValue(in *Input) (ast.Value, error) {
-	data, err := json.Marshal(in)
-	if err != nil {
-		return nil, fmt.Errorf("encode input: %w", err)
-	}
-	var doc any
-	if err := util.UnmarshalJSON(data, &doc); err != nil {
-		return nil, fmt.Errorf("encode input: %w", err)
-	}
-	return ast.InterfaceToValue(doc)
 }
 
 // decodeDecision checks the shape of the policy's answer and fills in the

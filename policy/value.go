@@ -1,0 +1,190 @@
+package policy
+
+import (
+	"github.com/open-policy-agent/opa/v1/ast"
+)
+
+// This file builds the Rego value of an Input directly, field by field, in
+// the shape encoding/json gives it (the same names, omitempty fields left
+// out, nil slices as null). Going through JSON cost more than the rest of a
+// typical decision; TestInputValueMatchesJSON keeps the two shapes equal.
+
+// inputValue is in as a Rego value.
+func inputValue(in *Input) (ast.Value, error) {
+	obj := ast.NewObjectWithCapacity(8)
+	put(obj, "version", ast.InternedTerm(in.Version))
+	put(obj, "phase", ast.StringTerm(string(in.Phase)))
+	put(obj, "command", ast.StringTerm(in.Command))
+	put(obj, "cwd", ast.StringTerm(in.Cwd))
+	put(obj, "roots", rootsTerm(in.Roots))
+	session, err := sessionTerm(in.Session)
+	if err != nil {
+		return nil, err
+	}
+	put(obj, "session", session)
+	put(obj, "commands", listTerm(in.Commands, commandTerm))
+	put(obj, "features", featuresTerm(in.Features))
+	return obj, nil
+}
+
+func put(obj ast.Object, key string, value *ast.Term) {
+	obj.Insert(ast.InternedTerm(key), value)
+}
+
+// listTerm is an array of the elements' terms; null for a nil slice, as
+// encoding/json writes it.
+func listTerm[T any](list []T, term func(T) *ast.Term) *ast.Term {
+	if list == nil {
+		return ast.NullTerm()
+	}
+	terms := make([]*ast.Term, len(list))
+	for i, x := range list {
+		terms[i] = term(x)
+	}
+	return ast.ArrayTerm(terms...)
+}
+
+func stringTerm(s string) *ast.Term { return ast.StringTerm(s) }
+
+func boolTerm(b bool) *ast.Term { return ast.InternedTerm(b) }
+
+func intTerm(n int) *ast.Term { return ast.InternedTerm(n) }
+
+func rootsTerm(r Roots) *ast.Term {
+	obj := ast.NewObjectWithCapacity(2)
+	put(obj, "skills", listTerm(r.Skills, stringTerm))
+	put(obj, "workspace", ast.StringTerm(r.Workspace))
+	return ast.NewTerm(obj)
+}
+
+func sessionTerm(s Session) (*ast.Term, error) {
+	obj := ast.NewObjectWithCapacity(4)
+	put(obj, "home", ast.StringTerm(s.Home))
+	put(obj, "skills", listTerm(s.Skills, skillTerm))
+	put(obj, "protections", listTerm(s.Protections, stringTerm))
+	if len(s.Env) > 0 {
+		env, err := ast.InterfaceToValue(s.Env)
+		if err != nil {
+			return nil, err
+		}
+		put(obj, "env", ast.NewTerm(env))
+	}
+	return ast.NewTerm(obj), nil
+}
+
+func skillTerm(s SkillFact) *ast.Term {
+	obj := ast.NewObjectWithCapacity(4)
+	put(obj, "name", ast.StringTerm(s.Name))
+	put(obj, "dir", ast.StringTerm(s.Dir))
+	put(obj, "location", ast.StringTerm(s.Location))
+	put(obj, "allowed_tools", listTerm(s.AllowedTools, stringTerm))
+	return ast.NewTerm(obj)
+}
+
+func commandTerm(c Command) *ast.Term {
+	obj := ast.NewObjectWithCapacity(14)
+	put(obj, "index", intTerm(c.Index))
+	put(obj, "name", ast.StringTerm(c.Name))
+	put(obj, "base", ast.StringTerm(c.Base))
+	put(obj, "kind", ast.StringTerm(c.Kind))
+	put(obj, "program", ast.StringTerm(c.Program))
+	put(obj, "argv", listTerm(c.Argv, wordTerm))
+	put(obj, "assigns", listTerm(c.Assigns, assignTerm))
+	put(obj, "redirects", listTerm(c.Redirects, redirectTerm))
+	put(obj, "paths", listTerm(c.Paths, pathTerm))
+	if c.Wrapper != nil {
+		w := ast.NewObjectWithCapacity(2)
+		put(w, "name", ast.StringTerm(c.Wrapper.Name))
+		put(w, "parent", intTerm(c.Wrapper.Parent))
+		put(obj, "wrapper", ast.NewTerm(w))
+	}
+	put(obj, "context", listTerm(c.Context, stringTerm))
+	if c.Opaque != "" {
+		put(obj, "opaque", ast.StringTerm(c.Opaque))
+	}
+	put(obj, "span", spanTerm(c.Span))
+	return ast.NewTerm(obj)
+}
+
+func wordTerm(w Word) *ast.Term {
+	obj := ast.NewObjectWithCapacity(5)
+	put(obj, "value", ast.StringTerm(w.Value))
+	put(obj, "dynamic", boolTerm(w.Dynamic))
+	if len(w.Expansions) > 0 {
+		put(obj, "expansions", listTerm(w.Expansions, stringTerm))
+	}
+	if w.Glob {
+		put(obj, "glob", boolTerm(true))
+	}
+	put(obj, "span", spanTerm(w.Span))
+	return ast.NewTerm(obj)
+}
+
+func assignTerm(a Assign) *ast.Term {
+	obj := ast.NewObjectWithCapacity(5)
+	put(obj, "name", ast.StringTerm(a.Name))
+	put(obj, "value", ast.StringTerm(a.Value))
+	put(obj, "dynamic", boolTerm(a.Dynamic))
+	if a.Array {
+		put(obj, "array", boolTerm(true))
+	}
+	put(obj, "span", spanTerm(a.Span))
+	return ast.NewTerm(obj)
+}
+
+func redirectTerm(r Redirect) *ast.Term {
+	obj := ast.NewObjectWithCapacity(5)
+	put(obj, "op", ast.StringTerm(r.Op))
+	put(obj, "fd", intTerm(r.Fd))
+	put(obj, "access", ast.StringTerm(r.Access))
+	if r.Path != nil {
+		put(obj, "path", pathTerm(*r.Path))
+	}
+	put(obj, "span", spanTerm(r.Span))
+	return ast.NewTerm(obj)
+}
+
+func pathTerm(p Path) *ast.Term {
+	obj := ast.NewObjectWithCapacity(8)
+	put(obj, "arg", intTerm(p.Arg))
+	put(obj, "value", ast.StringTerm(p.Value))
+	put(obj, "resolved", ast.StringTerm(p.Resolved))
+	put(obj, "root", ast.StringTerm(p.Root))
+	if p.RootDir != "" {
+		put(obj, "root_dir", ast.StringTerm(p.RootDir))
+	}
+	put(obj, "exists", boolTerm(p.Exists))
+	if p.Dir {
+		put(obj, "dir", boolTerm(true))
+	}
+	if p.Dynamic {
+		put(obj, "dynamic", boolTerm(true))
+	}
+	return ast.NewTerm(obj)
+}
+
+func spanTerm(s Span) *ast.Term {
+	obj := ast.NewObjectWithCapacity(4)
+	put(obj, "start", intTerm(s.Start))
+	put(obj, "end", intTerm(s.End))
+	put(obj, "line", intTerm(s.Line))
+	put(obj, "col", intTerm(s.Col))
+	return ast.NewTerm(obj)
+}
+
+func featuresTerm(f Features) *ast.Term {
+	obj := ast.NewObjectWithCapacity(12)
+	put(obj, "background", boolTerm(f.Background))
+	put(obj, "cmdsubst", boolTerm(f.CmdSubst))
+	put(obj, "procsubst", boolTerm(f.ProcSubst))
+	put(obj, "heredoc", boolTerm(f.Heredoc))
+	put(obj, "eval", boolTerm(f.Eval))
+	put(obj, "coproc", boolTerm(f.Coproc))
+	put(obj, "functions", listTerm(f.Functions, stringTerm))
+	put(obj, "opaque", boolTerm(f.Opaque))
+	put(obj, "pipeline", boolTerm(f.Pipeline))
+	put(obj, "subshell", boolTerm(f.Subshell))
+	put(obj, "arithmetic", boolTerm(f.Arithmetic))
+	put(obj, "assignments", listTerm(f.Assignments, stringTerm))
+	return ast.NewTerm(obj)
+}

@@ -1,0 +1,86 @@
+package policy
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/util"
+)
+
+// TestInputValueMatchesJSON: the Rego value built field by field is the
+// value of the input's JSON encoding (the documented shape), for every
+// corpus input and for one with every optional field set.
+func TestInputValueMatchesJSON(t *testing.T) {
+	t.Parallel()
+	facts, roots := corpusFacts(t)
+	inputs := []*Input{fullInput()}
+	for _, c := range loadCorpus(t) {
+		inputs = append(inputs, buildCase(t, c, facts, roots))
+	}
+	for _, in := range inputs {
+		got, err := inputValue(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := jsonValue(t, in)
+		if got.Compare(want) != 0 {
+			t.Errorf("%q:\n got %v\nwant %v", in.Command, got, want)
+		}
+	}
+}
+
+// fullInput sets every field, optional ones included.
+func fullInput() *Input {
+	p := &Path{Arg: -1, Value: "x", Resolved: "/ws/x", Root: "workspace", RootDir: "/ws", Exists: true, Dir: true, Dynamic: true}
+	return &Input{
+		Version: InputVersion, Phase: PhaseExec, Command: "x", Cwd: "/ws",
+		Roots: Roots{Skills: []string{"/s"}, Workspace: "/ws"},
+		Session: Session{Home: "/ws", Skills: []SkillFact{{Name: "a", Dir: "/s/a", Location: "/s/a/SKILL.md", AllowedTools: []string{"Bash(ls)"}}},
+			Protections: []string{"landlock"}, Env: map[string]any{"LANG": "C", "n": 1.5}},
+		Commands: []Command{{
+			Index: 0, Name: "x", Base: "x", Kind: "external", Program: "/usr/bin/x",
+			Argv:      []Word{{Value: "x", Dynamic: true, Expansions: []string{"param"}, Glob: true}},
+			Assigns:   []Assign{{Name: "A", Value: "1", Dynamic: true, Array: true}},
+			Redirects: []Redirect{{Op: ">", Fd: 1, Access: "write", Path: p}, {Op: ">&", Fd: 2, Access: "dup"}},
+			Paths:     []Path{*p}, Wrapper: &Wrapper{Name: "env", Parent: 0},
+			Context: []string{"pipeline"}, Opaque: "why", Span: Span{1, 2, 3, 4},
+		}},
+		Features: Features{Background: true, CmdSubst: true, ProcSubst: true, Heredoc: true, Eval: true, Coproc: true,
+			Functions: []string{"f"}, Opaque: true, Pipeline: true, Subshell: true, Arithmetic: true, Assignments: []string{"A"}},
+	}
+}
+
+func jsonValue(t *testing.T, in *Input) ast.Value {
+	t.Helper()
+	data, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc any
+	if err := util.UnmarshalJSON(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	v, err := ast.InterfaceToValue(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestInputValueEmpty: an input with nothing set still has every field
+// the schema requires.
+func TestInputValueEmpty(t *testing.T) {
+	t.Parallel()
+	got, err := inputValue(&Input{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := jsonValue(t, &Input{}); got.Compare(want) != 0 {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if !strings.Contains(got.String(), `"commands": null`) {
+		t.Errorf("a nil command list is not null: %v", got)
+	}
+}
