@@ -269,7 +269,7 @@ func codes(d Decision) []string {
 }
 
 // corpusRego is the Rego test generated from the corpus: every case's
-// input as the real builder makes it, with the decision the default policy
+// input as the real builder and engine make it, with the decision the default policy
 // must reach. `go test ./policy -run TestCorpusRego -update` rewrites it.
 const corpusRego = "../rego/skillsh/corpus_test.rego"
 
@@ -312,6 +312,7 @@ func generateCorpusRego(t *testing.T, cases []corpusCase, facts *Facts, roots *r
 			name += " => " + strings.Join(c.Exec, " ")
 		}
 		in := buildCase(t, c, facts, roots)
+		engine(t).Complete(in)
 		_, edits := roots.replace(c.Command)
 		spansToCorpus(in, c.Command, edits)
 		entries[name] = corpusEntry{Decision: c.Decision, Codes: nonNil(c.Codes), Input: in}

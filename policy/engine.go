@@ -40,6 +40,7 @@ type Engine struct {
 	rules       map[string]string // rule code → "file:line"
 	modules     map[string]*ast.Module
 	revision    string
+	grammars    map[string]*Grammar // "external:NAME" and "builtin:NAME"
 }
 
 type engineOptions struct {
@@ -204,7 +205,8 @@ func (s *policySet) prepare(ctx context.Context) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{query: pq, executables: exes, rules: ruleLocations(s.modules), modules: s.modules, revision: revision(s)}, nil
+	return &Engine{query: pq, executables: exes, rules: ruleLocations(s.modules), modules: s.modules,
+		revision: revision(s), grammars: grammars(s.data)}, nil
 }
 
 // executables evaluates ExecutablesQuery once.
@@ -291,6 +293,52 @@ func (e *Engine) Rule(code string) string { return e.rules[code] }
 // Codes returns the codes of every annotated rule, sorted.
 func (e *Engine) Codes() []string { return slices.Sorted(maps.Keys(e.rules)) }
 
+// Complete fills in the facts of in that depend on the policy: each
+// command's Options, parsed with the grammar of its allowlist entry (see
+// [Grammar]). Commands that already have Options keep them. Decide calls
+// it; call it to see the input document as the policy sees it.
+func (e *Engine) Complete(in *Input) {
+	for i := range in.Commands {
+		c := &in.Commands[i]
+		if c.Options == nil {
+			c.Options = e.grammars[c.Kind+":"+c.Base].Parse(c.Argv)
+		}
+	}
+}
+
+// grammars builds the option grammar of every program and builtin the
+// policy's data names: data.skillsh.programs and data.skillsh.builtins,
+// each entry replaced by the project layer's
+// (data.skillsh.layers.project.programs, .builtins) when it has one.
+func grammars(data map[string]any) map[string]*Grammar {
+	out := map[string]*Grammar{}
+	root, _ := data["skillsh"].(map[string]any)
+	project, _ := lookup(root, "layers", "project").(map[string]any)
+	for kind, key := range map[string]string{"external": "programs", "builtin": "builtins"} {
+		for _, layer := range []map[string]any{root, project} {
+			entries, _ := layer[key].(map[string]any)
+			for name, spec := range entries {
+				if m, ok := spec.(map[string]any); ok {
+					out[kind+":"+name] = grammarOf(m)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// lookup follows keys through nested objects; nil when one is missing.
+func lookup(v any, keys ...string) any {
+	for _, k := range keys {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
+
 // Decide evaluates the policy for in. It fails closed: when the policy
 // cannot be evaluated or answers something malformed, the decision is
 // Deny with a "policy.error" reason, and the error says why.
@@ -308,6 +356,7 @@ func (e *Engine) Decide(ctx context.Context, in *Input) (Decision, error) {
 }
 
 func (e *Engine) decide(ctx context.Context, in *Input) (Decision, error) {
+	e.Complete(in)
 	value, err := inputValue(in)
 	if err != nil {
 		return Decision{}, err

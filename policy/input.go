@@ -71,6 +71,9 @@ type Command struct {
 	Assigns   []Assign   `json:"assigns"`
 	Redirects []Redirect `json:"redirects"`
 	Paths     []Path     `json:"paths"`
+	// Options are argv's options parsed with the policy's grammar for the
+	// program; nil until [Engine.Complete] (which Decide calls) fills it.
+	Options *Options `json:"options,omitempty"`
 	// Wrapper is set when a wrapper program or construct runs this command.
 	Wrapper *Wrapper `json:"wrapper,omitempty"`
 	// Context lists the constructs around the command, outermost first:

@@ -92,6 +92,9 @@ func commandTerm(c Command) *ast.Term {
 	put(obj, "assigns", listTerm(c.Assigns, assignTerm))
 	put(obj, "redirects", listTerm(c.Redirects, redirectTerm))
 	put(obj, "paths", listTerm(c.Paths, pathTerm))
+	if c.Options != nil {
+		put(obj, "options", optionsTerm(c.Options))
+	}
 	if c.Wrapper != nil {
 		w := ast.NewObjectWithCapacity(2)
 		put(w, "name", ast.StringTerm(c.Wrapper.Name))
@@ -160,6 +163,23 @@ func pathTerm(p Path) *ast.Term {
 	if p.Dynamic {
 		put(obj, "dynamic", boolTerm(true))
 	}
+	return ast.NewTerm(obj)
+}
+
+func optionsTerm(o *Options) *ast.Term {
+	obj := ast.NewObjectWithCapacity(3)
+	put(obj, "names", listTerm(o.Names, stringTerm))
+	put(obj, "operands", listTerm(o.Operands, intTerm))
+	put(obj, "args", listTerm(o.Args, optionArgTerm))
+	return ast.NewTerm(obj)
+}
+
+func optionArgTerm(a OptionArg) *ast.Term {
+	obj := ast.NewObjectWithCapacity(4)
+	put(obj, "arg", intTerm(a.Arg))
+	put(obj, "options", listTerm(a.Options, stringTerm))
+	put(obj, "value", ast.StringTerm(a.Value))
+	put(obj, "attached", boolTerm(a.Attached))
 	return ast.NewTerm(obj)
 }
 

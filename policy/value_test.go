@@ -17,7 +17,9 @@ func TestInputValueMatchesJSON(t *testing.T) {
 	facts, roots := corpusFacts(t)
 	inputs := []*Input{fullInput()}
 	for _, c := range loadCorpus(t) {
-		inputs = append(inputs, buildCase(t, c, facts, roots))
+		in := buildCase(t, c, facts, roots)
+		engine(t).Complete(in)
+		inputs = append(inputs, in)
 	}
 	for _, in := range inputs {
 		got, err := inputValue(in)
@@ -45,6 +47,7 @@ func fullInput() *Input {
 			Assigns:   []Assign{{Name: "A", Value: "1", Dynamic: true, Array: true}},
 			Redirects: []Redirect{{Op: ">", Fd: 1, Access: "write", Path: p}, {Op: ">&", Fd: 2, Access: "dup"}},
 			Paths:     []Path{*p}, Wrapper: &Wrapper{Name: "env", Parent: 0},
+			Options: &Options{Names: []string{"-f"}, Operands: []int{2}, Args: []OptionArg{{Arg: 1, Options: []string{"-f"}, Value: "x", Attached: true}}},
 			Context: []string{"pipeline"}, Opaque: "why", Span: Span{1, 2, 3, 4},
 		}},
 		Features: Features{Background: true, CmdSubst: true, ProcSubst: true, Heredoc: true, Eval: true, Coproc: true,

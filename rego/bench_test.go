@@ -12,7 +12,7 @@ import (
 )
 
 // typicalInput is `grep -n foo ./notes.txt | sort | head -n 5` as the
-// builder describes it.
+// builder and the engine describe it.
 const typicalInput = `{"version":1,"phase":"static","command":"grep -n foo ./notes.txt | sort | head -n 5",
 "cwd":"/ws","roots":{"skills":["/skills-root"],"workspace":"/ws"},
 "session":{"home":"/ws","skills":[],"protections":[]},
@@ -24,15 +24,19 @@ const typicalInput = `{"version":1,"phase":"static","command":"grep -n foo ./not
   {"value":"./notes.txt","dynamic":false,"span":{"start":12,"end":23,"line":1,"col":13}}],
  "assigns":[],"redirects":[],
  "paths":[{"arg":3,"value":"./notes.txt","resolved":"/ws/notes.txt","root":"workspace","root_dir":"/ws","exists":true}],
+ "options":{"names":["-n"],"operands":[2,3],"args":[]},
  "context":["pipeline"],"span":{"start":0,"end":23,"line":1,"col":1}},
 {"index":1,"name":"sort","base":"sort","kind":"external","program":"/usr/bin/sort",
  "argv":[{"value":"sort","dynamic":false,"span":{"start":26,"end":30,"line":1,"col":27}}],
- "assigns":[],"redirects":[],"paths":[],"context":["pipeline"],"span":{"start":26,"end":30,"line":1,"col":27}},
+ "assigns":[],"redirects":[],"paths":[],"options":{"names":[],"operands":[],"args":[]},
+ "context":["pipeline"],"span":{"start":26,"end":30,"line":1,"col":27}},
 {"index":2,"name":"head","base":"head","kind":"external","program":"/usr/bin/head",
  "argv":[{"value":"head","dynamic":false,"span":{"start":33,"end":37,"line":1,"col":34}},
   {"value":"-n","dynamic":false,"span":{"start":38,"end":40,"line":1,"col":39}},
   {"value":"5","dynamic":false,"span":{"start":41,"end":42,"line":1,"col":42}}],
- "assigns":[],"redirects":[],"paths":[],"context":["pipeline"],"span":{"start":33,"end":42,"line":1,"col":34}}],
+ "assigns":[],"redirects":[],"paths":[],
+ "options":{"names":["-n"],"operands":[],"args":[{"arg":2,"options":["-n"],"value":"5","attached":false}]},
+ "context":["pipeline"],"span":{"start":33,"end":42,"line":1,"col":34}}],
 "features":{"background":false,"cmdsubst":false,"procsubst":false,"heredoc":false,"eval":false,"coproc":false,
  "functions":[],"opaque":false,"pipeline":true,"subshell":false,"arithmetic":false,"assignments":[]}}`
 

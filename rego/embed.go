@@ -16,7 +16,7 @@
 // Layout:
 //
 //	skillsh/main.rego     package skillsh.main: the decision, combining layers
-//	skillsh/lib.rego      package skillsh.lib: configuration, option parsing
+//	skillsh/lib.rego      package skillsh.lib: configuration, allowlist lookups, reasons
 //	skillsh/facts.rego    package skillsh.facts: per-command facts
 //	skillsh/shell.rego    package skillsh.shell: allowlist, paths, refusals
 //	skillsh/escapes.rego  package skillsh.escapes: program-specific escapes

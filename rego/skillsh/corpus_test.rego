@@ -69,6 +69,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"negated",
 					],
@@ -158,6 +165,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -244,6 +258,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -322,6 +343,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"cmdsubst",
 					],
@@ -375,6 +403,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -454,6 +489,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"cmdsubst",
 					],
@@ -517,6 +559,16 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-f",
+							"-r",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -607,6 +659,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -693,6 +752,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -771,6 +837,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -859,6 +932,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"subshell",
 					],
@@ -908,6 +988,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"subshell",
 					],
@@ -998,6 +1085,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"subshell",
 					],
@@ -1047,6 +1141,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 16,
@@ -1125,6 +1226,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"subshell",
 					],
@@ -1156,6 +1264,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "sudo",
 						"parent": 0,
@@ -1252,6 +1365,13 @@ cases := {
 							"dynamic": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"opaque": "sources a file known only at run time",
 					"span": {
@@ -1339,6 +1459,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -1424,6 +1551,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -1511,6 +1645,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -1598,6 +1739,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -1697,6 +1845,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -1789,6 +1944,13 @@ cases := {
 					],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -1881,6 +2043,13 @@ cases := {
 					],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -1963,6 +2132,11 @@ cases := {
 					],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -2075,6 +2249,16 @@ cases := {
 					],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-r",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -2177,6 +2361,14 @@ cases := {
 					],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -2259,6 +2451,11 @@ cases := {
 					],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -2360,6 +2557,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -2442,6 +2646,11 @@ cases := {
 					],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -2543,6 +2752,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -2644,6 +2860,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -2763,6 +2986,14 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -2864,6 +3095,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -2963,6 +3201,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -3074,6 +3319,23 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-f",
+							"-x",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-f",
+								],
+								"value": "./a.tar",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -3143,6 +3405,11 @@ cases := {
 					],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -3194,6 +3461,13 @@ cases := {
 							"dynamic": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 5,
@@ -3265,6 +3539,11 @@ cases := {
 					],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -3316,6 +3595,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 8,
@@ -3425,6 +3711,16 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-d",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -3474,6 +3770,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 16,
@@ -3560,6 +3863,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"cmdsubst",
 					],
@@ -3613,6 +3923,13 @@ cases := {
 							"dynamic": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -3700,6 +4017,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -3778,6 +4102,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -3857,6 +4188,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"cmdsubst",
 					],
@@ -3909,6 +4247,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -3975,6 +4320,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -4053,6 +4403,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -4156,6 +4513,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -4234,6 +4599,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -4312,6 +4684,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -4409,6 +4788,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -4504,6 +4891,14 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -4609,6 +5004,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -4714,6 +5117,25 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-F",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"-F",
+								],
+								"value": ",",
+								"attached": true,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -4827,6 +5249,24 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-f",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-f",
+								],
+								"value": "/skills-root/text-tools/scripts/count.awk",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -4932,6 +5372,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -5017,6 +5464,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -5104,6 +5558,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"cmdsubst",
 					],
@@ -5167,6 +5628,22 @@ cases := {
 							"dynamic": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-c",
+								],
+								"value": "",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"opaque": "runs a script known only at run time",
 					"span": {
@@ -5265,6 +5742,22 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-c",
+								],
+								"value": "bash -c \"cat /etc/shadow\"",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -5323,6 +5816,22 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-c",
+								],
+								"value": "cat /etc/shadow",
+								"attached": false,
+							},
+						],
+					},
 					"wrapper": {
 						"name": "bash",
 						"parent": 0,
@@ -5374,6 +5883,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "bash",
 						"parent": 1,
@@ -5475,6 +5991,22 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-c",
+								],
+								"value": "cat /etc/passwd",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -5522,6 +6054,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "bash",
 						"parent": 0,
@@ -5623,6 +6162,22 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-c",
+								],
+								"value": "cd /ws/out",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -5672,6 +6227,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "bash",
 						"parent": 0,
@@ -5723,6 +6285,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 24,
@@ -5809,6 +6378,22 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-c",
+								],
+								"value": "ls | wc -l",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -5838,6 +6423,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "bash",
 						"parent": 0,
@@ -5883,6 +6473,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-l",
+						],
+						"operands": [],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "bash",
 						"parent": 0,
@@ -5977,6 +6574,22 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-c",
+								],
+								"value": "ls; curl x",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -6006,6 +6619,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "bash",
 						"parent": 0,
@@ -6049,6 +6667,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "bash",
 						"parent": 0,
@@ -6151,6 +6776,13 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [
+							"-s",
+						],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -6237,6 +6869,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -6340,6 +6979,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -6420,6 +7067,11 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -6517,6 +7169,14 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -6565,6 +7225,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "builtin",
 						"parent": 0,
@@ -6655,6 +7322,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -6725,6 +7399,11 @@ cases := {
 					],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -6775,6 +7454,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 7,
@@ -6863,6 +7549,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -6932,6 +7625,11 @@ cases := {
 					],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -6993,6 +7691,16 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-f",
+							"-r",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 6,
@@ -7081,6 +7789,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -7159,6 +7874,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"--print",
+						],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -7245,6 +7967,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"cmdsubst",
 					],
@@ -7333,6 +8062,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -7419,6 +8155,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -7505,6 +8248,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -7592,6 +8342,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -7678,6 +8435,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -7763,6 +8527,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -7867,6 +8638,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -7952,6 +8730,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 						"pipeline",
@@ -8003,6 +8788,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 						"pipeline",
@@ -8045,6 +8837,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-l",
+						],
+						"operands": [],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 					],
@@ -8134,6 +8933,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 					],
@@ -8165,6 +8971,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 					],
@@ -8254,6 +9065,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -8341,6 +9159,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -8427,6 +9252,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -8530,6 +9362,14 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -8654,6 +9494,15 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -8740,6 +9589,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -8825,6 +9681,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -8910,6 +9773,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 					],
@@ -8961,6 +9831,22 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-n",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-n",
+								],
+								"value": "40",
+								"attached": false,
+							},
+						],
+					},
 					"context": [
 						"pipeline",
 					],
@@ -9049,6 +9935,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -9135,6 +10028,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -9221,6 +10121,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -9306,6 +10213,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -9409,6 +10323,14 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -9496,6 +10418,11 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -9583,6 +10510,11 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -9670,6 +10602,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"procsubst",
 					],
@@ -9723,6 +10662,13 @@ cases := {
 							"dynamic": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -9820,6 +10766,11 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -9917,6 +10868,11 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -10003,6 +10959,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"cmdsubst",
 					],
@@ -10046,6 +11009,11 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -10132,6 +11100,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"cmdsubst",
 					],
@@ -10175,6 +11150,11 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -10273,6 +11253,11 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -10359,6 +11344,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -10444,6 +11436,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -10520,6 +11519,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -10607,6 +11613,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -10693,6 +11706,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -10780,6 +11800,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -10865,6 +11892,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -10894,6 +11928,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 12,
@@ -10981,6 +12020,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -11068,6 +12114,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -11155,6 +12208,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -11241,6 +12301,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -11270,6 +12337,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 31,
@@ -11356,6 +12428,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -11470,6 +12549,18 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+							4,
+							5,
+							6,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 31,
@@ -11556,6 +12647,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -11604,6 +12702,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 30,
@@ -11690,6 +12795,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -11758,6 +12870,15 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 30,
@@ -11846,6 +12967,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -11894,6 +13022,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 16,
@@ -11942,6 +13077,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 28,
@@ -12030,6 +13172,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"background",
 					],
@@ -12079,6 +13228,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 13,
@@ -12165,6 +13321,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -12213,6 +13376,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 14,
@@ -12301,6 +13471,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -12360,6 +13537,13 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 20,
@@ -12447,6 +13631,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -12544,6 +13735,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -12642,6 +13841,14 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -12737,6 +13944,22 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-t",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-t",
+								],
+								"value": "./a.tsv",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -12850,6 +14073,17 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-1",
+							"-2",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -12936,6 +14170,15 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-v",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -12975,6 +14218,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 22,
@@ -13071,6 +14321,14 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -13118,6 +14376,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "command",
 						"parent": 0,
@@ -13216,6 +14481,14 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -13263,6 +14536,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "command",
 						"parent": 0,
@@ -13390,6 +14670,17 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-r",
+						],
+						"operands": [
+							1,
+							3,
+							4,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -13466,6 +14757,16 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-r",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "command",
 						"parent": 0,
@@ -13584,6 +14885,16 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-r",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -13688,6 +14999,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -13793,6 +15112,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -13898,6 +15225,14 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -14002,6 +15337,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -14105,6 +15448,14 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -14211,6 +15562,14 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -14289,6 +15648,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-l",
+						],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -14376,6 +15742,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -14447,6 +15820,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -14570,6 +15948,33 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-d",
+							"-f",
+						],
+						"operands": [
+							4,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-d",
+								],
+								"value": "/",
+								"attached": false,
+							},
+							{
+								"arg": 3,
+								"options": [
+									"-f",
+								],
+								"value": "2",
+								"attached": true,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -14675,6 +16080,33 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-d",
+							"-f",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"-d",
+								],
+								"value": ",",
+								"attached": true,
+							},
+							{
+								"arg": 2,
+								"options": [
+									"-f",
+								],
+								"value": "1",
+								"attached": true,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -14762,6 +16194,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -14848,6 +16287,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -14924,6 +16370,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -15033,6 +16486,15 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-x",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -15145,6 +16607,15 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-x",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -15260,6 +16731,16 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-u",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -15363,6 +16844,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -15467,6 +16956,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -15553,6 +17050,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"procsubst",
 					],
@@ -15624,6 +17128,14 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -15709,6 +17221,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -15788,6 +17307,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -15817,6 +17343,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "doas",
 						"parent": 0,
@@ -15917,6 +17448,16 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-h",
+							"-s",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -16008,6 +17549,13 @@ cases := {
 							"dynamic": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -16094,6 +17642,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"cmdsubst",
 						"pipeline",
@@ -16136,6 +17691,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-l",
+						],
+						"operands": [],
+						"args": [],
+					},
 					"context": [
 						"cmdsubst",
 						"pipeline",
@@ -16191,6 +17753,13 @@ cases := {
 							"dynamic": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -16277,6 +17846,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"cmdsubst",
 					],
@@ -16330,6 +17906,13 @@ cases := {
 							"dynamic": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -16417,6 +18000,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"cmdsubst",
 					],
@@ -16470,6 +18060,13 @@ cases := {
 							"dynamic": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -16561,6 +18158,13 @@ cases := {
 							"dynamic": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -16639,6 +18243,22 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"- ",
+							"--",
+							"-;",
+							"-c",
+							"-d",
+							"-e",
+							"-h",
+							"-i",
+							"-s",
+							"-x",
+						],
+						"operands": [],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 					],
@@ -16700,6 +18320,14 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 					],
@@ -16751,6 +18379,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "xargs",
 						"parent": 1,
@@ -16842,6 +18477,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -16930,6 +18572,14 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 					],
@@ -16971,6 +18621,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 					],
@@ -17002,6 +18659,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "xargs",
 						"parent": 1,
@@ -17095,6 +18757,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"cmdsubst",
 					],
@@ -17148,6 +18817,13 @@ cases := {
 							"dynamic": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -17244,6 +18920,13 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -17341,6 +19024,13 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -17439,6 +19129,16 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [
+							1,
+							3,
+						],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 					],
@@ -17480,6 +19180,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 					],
@@ -17511,6 +19218,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "xargs",
 						"parent": 1,
@@ -17616,6 +19328,13 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -17713,6 +19432,13 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -17811,6 +19537,13 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -17909,6 +19642,13 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -18006,6 +19746,13 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -18104,6 +19851,13 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -18211,6 +19965,24 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-f",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-f",
+								],
+								"value": "./x.so",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -18277,6 +20049,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -18365,6 +20142,22 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-S",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-S",
+								],
+								"value": "sh -c id",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -18481,6 +20274,17 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-i",
+						],
+						"operands": [
+							2,
+							3,
+							4,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -18540,6 +20344,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "env",
 						"parent": 0,
@@ -18651,6 +20462,15 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -18711,6 +20531,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "env",
 						"parent": 0,
@@ -18814,6 +20641,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -18855,6 +20690,11 @@ cases := {
 					],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "env",
 						"parent": 0,
@@ -18958,6 +20798,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -18999,6 +20847,11 @@ cases := {
 					],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "env",
 						"parent": 0,
@@ -19101,6 +20954,14 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -19148,6 +21009,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "env",
 						"parent": 0,
@@ -19242,6 +21110,13 @@ cases := {
 							"dynamic": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"opaque": "eval of a word known only at run time",
 					"span": {
@@ -19333,6 +21208,13 @@ cases := {
 							"dynamic": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"opaque": "eval of a word known only at run time",
 					"span": {
@@ -19421,6 +21303,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -19468,6 +21357,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "eval",
 						"parent": 0,
@@ -19559,6 +21455,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -19607,6 +21510,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "eval",
 						"parent": 0,
@@ -19698,6 +21608,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -19746,6 +21663,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "eval",
 						"parent": 0,
@@ -19797,6 +21721,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "eval",
 						"parent": 1,
@@ -19897,6 +21828,14 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -19944,6 +21883,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "eval",
 						"parent": 0,
@@ -20035,6 +21981,11 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -20053,6 +22004,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "exec",
 						"parent": 0,
@@ -20153,6 +22109,14 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -20200,6 +22164,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "exec",
 						"parent": 0,
@@ -20292,6 +22263,13 @@ cases := {
 					],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -20393,6 +22371,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -20494,6 +22479,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -20595,6 +22587,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -20687,6 +22686,13 @@ cases := {
 					],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -20775,6 +22781,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"function",
 					],
@@ -20806,6 +22819,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 26,
@@ -20895,6 +22913,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"function",
 					],
@@ -20926,6 +22951,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 24,
@@ -21026,6 +23056,15 @@ cases := {
 							"dynamic": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-l",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [
 						"function",
 					],
@@ -21076,6 +23115,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 21,
@@ -21164,6 +23210,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -21242,6 +23295,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-s",
+						],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -21327,6 +23387,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -21463,6 +23530,20 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-c",
+							"-e",
+							"-x",
+						],
+						"operands": [
+							1,
+							3,
+							4,
+							5,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -21511,6 +23592,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "find",
 						"parent": 0,
@@ -21630,6 +23718,21 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-f",
+							"-i",
+							"-n",
+							"-p",
+							"-r",
+							"-t",
+						],
+						"operands": [
+							1,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -21786,6 +23889,25 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-a",
+							"-c",
+							"-e",
+							"-l",
+							"-m",
+							"-n",
+							"-x",
+						],
+						"operands": [
+							1,
+							3,
+							5,
+							7,
+							8,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -21835,6 +23957,15 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-l",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "find",
 						"parent": 0,
@@ -21945,6 +24076,19 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-a",
+							"-e",
+							"-m",
+							"-n",
+						],
+						"operands": [
+							1,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -22063,6 +24207,22 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-a",
+							"-d",
+							"-e",
+							"-l",
+							"-m",
+							"-n",
+							"-t",
+						],
+						"operands": [
+							1,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -22179,6 +24339,24 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-0",
+							"-a",
+							"-e",
+							"-i",
+							"-m",
+							"-n",
+							"-p",
+							"-r",
+							"-t",
+						],
+						"operands": [
+							1,
+							3,
+						],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 					],
@@ -22240,6 +24418,16 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-0",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 					],
@@ -22281,6 +24469,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-l",
+						],
+						"operands": [],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "xargs",
 						"parent": 1,
@@ -22415,6 +24610,19 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-k",
+							"-o",
+						],
+						"operands": [
+							1,
+							3,
+							4,
+							5,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -22454,6 +24662,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "find",
 						"parent": 0,
@@ -22592,6 +24807,23 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-e",
+							"-n",
+							"-p",
+							"-r",
+							"-t",
+							"-w",
+							"-y",
+						],
+						"operands": [
+							1,
+							3,
+							5,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -22725,6 +24957,22 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-a",
+							"-e",
+							"-h",
+							"-p",
+							"-t",
+							"-y",
+						],
+						"operands": [
+							1,
+							3,
+							5,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -22832,6 +25080,19 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-a",
+							"-e",
+							"-m",
+							"-n",
+						],
+						"operands": [
+							1,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -22958,6 +25219,25 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-a",
+							"-d",
+							"-e",
+							"-h",
+							"-m",
+							"-n",
+							"-p",
+							"-t",
+							"-x",
+						],
+						"operands": [
+							1,
+							3,
+							5,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -23077,6 +25357,22 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-a",
+							"-d",
+							"-e",
+							"-l",
+							"-m",
+							"-n",
+							"-t",
+						],
+						"operands": [
+							1,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -23193,6 +25489,24 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-0",
+							"-a",
+							"-e",
+							"-i",
+							"-m",
+							"-n",
+							"-p",
+							"-r",
+							"-t",
+						],
+						"operands": [
+							1,
+							3,
+						],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 					],
@@ -23264,6 +25578,17 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-0",
+						],
+						"operands": [
+							2,
+							3,
+							4,
+						],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 					],
@@ -23315,6 +25640,15 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-l",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "xargs",
 						"parent": 1,
@@ -23427,6 +25761,19 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-a",
+							"-e",
+							"-m",
+							"-n",
+						],
+						"operands": [
+							1,
+							3,
+						],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 					],
@@ -23478,6 +25825,14 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 					],
@@ -23519,6 +25874,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-l",
+						],
+						"operands": [],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "xargs",
 						"parent": 1,
@@ -23593,6 +25955,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [
 						"loop",
 					],
@@ -23695,6 +26062,15 @@ cases := {
 							"dynamic": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-l",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [
 						"loop",
 					],
@@ -23807,6 +26183,24 @@ cases := {
 							"dynamic": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-n",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-n",
+								],
+								"value": "3",
+								"attached": false,
+							},
+						],
+					},
 					"context": [
 						"loop",
 					],
@@ -23909,6 +26303,15 @@ cases := {
 							"dynamic": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-l",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [
 						"loop",
 					],
@@ -23999,6 +26402,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"cmdsubst",
 					],
@@ -24030,6 +26440,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [
 						"loop",
 					],
@@ -24112,6 +26527,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -24199,6 +26621,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -24306,6 +26735,24 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-l",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-l",
+								],
+								"value": "./x.so",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -24393,6 +26840,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -24490,6 +26944,24 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"--exec-path",
+						],
+						"operands": [
+							2,
+						],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"--exec-path",
+								],
+								"value": "./bin",
+								"attached": true,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -24566,6 +27038,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"--version",
+						],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -24672,6 +27151,24 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-C",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-C",
+								],
+								"value": "./repo",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -24780,6 +27277,24 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-C",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-C",
+								],
+								"value": "/skills-root/csv-summary",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -24887,6 +27402,24 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-c",
+								],
+								"value": "core.fsmonitor=./x",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -24985,6 +27518,24 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-c",
+								],
+								"value": "core.pager=sh",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -25073,6 +27624,15 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-p",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -25168,6 +27728,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -25227,6 +27795,15 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 19,
@@ -25334,6 +27911,15 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -25442,6 +28028,15 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -25530,6 +28125,14 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -25616,6 +28219,14 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -25749,6 +28360,16 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+							4,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -25874,6 +28495,16 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+							4,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -25988,6 +28619,15 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -26096,6 +28736,15 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -26193,6 +28842,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -26290,6 +28947,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -26386,6 +29051,15 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -26484,6 +29158,15 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -26591,6 +29274,15 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -26677,6 +29369,14 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -26755,6 +29455,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -26843,6 +29550,14 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -26921,6 +29636,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -26999,6 +29721,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -27097,6 +29826,15 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -27185,6 +29923,14 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -27261,6 +30007,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -27349,6 +30102,14 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -27455,6 +30216,16 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+							4,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -27543,6 +30314,14 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -27621,6 +30400,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -27719,6 +30505,15 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -27827,6 +30622,16 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+							4,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -27913,6 +30718,14 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -28030,6 +30843,16 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+							4,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -28128,6 +30951,15 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -28216,6 +31048,14 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -28292,6 +31132,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -28390,6 +31237,15 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -28492,6 +31348,14 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -28597,6 +31461,16 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -28702,6 +31576,16 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -28741,6 +31625,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 26,
@@ -28864,6 +31755,25 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-e",
+							"-r",
+						],
+						"operands": [
+							4,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-e",
+								],
+								"value": "/usr/bin",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -28969,6 +31879,16 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-i",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -29076,6 +31996,16 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-r",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -29181,6 +32111,17 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-n",
+							"-r",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -29247,6 +32188,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -29354,6 +32300,24 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-p",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-p",
+								],
+								"value": "./evil",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -29458,6 +32422,24 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-c",
+								],
+								"value": "16",
+								"attached": false,
+							},
+						],
+					},
 					"context": [
 						"pipeline",
 					],
@@ -29489,6 +32471,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 					],
@@ -29596,6 +32583,24 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-n",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-n",
+								],
+								"value": "20",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -29701,6 +32706,24 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-n",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-n",
+								],
+								"value": "5",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -29759,6 +32782,15 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-l",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 24,
@@ -29845,6 +32877,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -29911,6 +32950,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -29997,6 +33041,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"condition",
 					],
@@ -30028,6 +33079,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 25,
@@ -30131,6 +33187,14 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -30244,6 +33308,16 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-r",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -30331,6 +33405,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -30417,6 +33498,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"cmdsubst",
 					],
@@ -30467,6 +33555,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -30533,6 +33628,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -30601,6 +33701,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [
 						"background",
 					],
@@ -30651,6 +33756,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 5,
@@ -30719,6 +33831,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [
 						"background",
 					],
@@ -30760,6 +33877,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"background",
 					],
@@ -30858,6 +33982,15 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-R",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -30934,6 +34067,14 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-a",
+							"-l",
+						],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -31030,6 +34171,16 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-a",
+							"-l",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -31117,6 +34268,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -31204,6 +34362,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -31291,6 +34456,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -31377,6 +34549,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -31464,6 +34643,11 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -31549,6 +34733,11 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -31615,6 +34804,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -31681,6 +34875,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 					],
@@ -31732,6 +34931,22 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-n",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-n",
+								],
+								"value": "3",
+								"attached": false,
+							},
+						],
+					},
 					"context": [
 						"pipeline",
 					],
@@ -31802,6 +35017,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -31880,6 +35100,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -31975,6 +35202,15 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-p",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -32061,6 +35297,15 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-p",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -32100,6 +35345,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 14,
@@ -32149,6 +35401,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 22,
@@ -32245,6 +35504,15 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-p",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -32312,6 +35580,14 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 18,
@@ -32399,6 +35675,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -32486,6 +35769,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -32590,6 +35880,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -32693,6 +35991,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -32781,6 +36087,15 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-l",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -32897,6 +36212,25 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-n",
+						],
+						"operands": [
+							3,
+							4,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-n",
+								],
+								"value": "5",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -32944,6 +36278,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "nice",
 						"parent": 0,
@@ -33044,6 +36385,14 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -33091,6 +36440,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "nice",
 						"parent": 0,
@@ -33180,6 +36536,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -33277,6 +36640,15 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"--inspect",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -33365,6 +36737,22 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-e",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-e",
+								],
+								"value": "console.log(1)",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -33450,6 +36838,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -33539,6 +36934,14 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -33578,6 +36981,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "nohup",
 						"parent": 0,
@@ -33660,6 +37070,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -33758,6 +37175,16 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-m",
+							"-t",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -33827,6 +37254,11 @@ cases := {
 					],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -33869,6 +37301,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 6,
@@ -33949,6 +37388,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -34037,6 +37483,22 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-e",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-e",
+								],
+								"value": "print 1",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -34122,6 +37584,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -34210,6 +37679,16 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-1",
+							"-c",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -34298,6 +37777,14 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -34414,6 +37901,15 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -34522,6 +38018,17 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-v",
+						],
+						"operands": [
+							2,
+							3,
+							4,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -34609,6 +38116,13 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -34675,6 +38189,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -34741,6 +38260,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -34780,6 +38304,14 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-a",
+							"-l",
+						],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 5,
@@ -34809,6 +38341,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 13,
@@ -34885,6 +38422,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"--version",
+						],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -34973,6 +38517,23 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-S",
+							"-c",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-c",
+								],
+								"value": "print(1)",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -35061,6 +38622,22 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-c",
+								],
+								"value": "print(1)",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -35149,6 +38726,22 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-m",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-m",
+								],
+								"value": "http.server",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -35254,6 +38847,24 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-m",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-m",
+								],
+								"value": "json.tool",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -35362,6 +38973,25 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-m",
+						],
+						"operands": [
+							3,
+							4,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-m",
+								],
+								"value": "pip",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -35475,6 +39105,15 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -35588,6 +39227,15 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -35691,6 +39339,14 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -35832,6 +39488,17 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+							4,
+							5,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -35918,6 +39585,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -36006,6 +39680,11 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -36086,6 +39765,11 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -36194,6 +39878,15 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [
+							"-r",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -36293,6 +39986,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -36380,6 +40080,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -36456,6 +40163,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"--files",
+						],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -36582,6 +40296,25 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"--pre",
+						],
+						"operands": [
+							3,
+							4,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"--pre",
+								],
+								"value": "./x.sh",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -36678,6 +40411,24 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"--pre-glob",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"--pre-glob",
+								],
+								"value": "*.gz",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -36784,6 +40535,16 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-n",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -36872,6 +40633,15 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-z",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -36969,6 +40739,15 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"--recursive",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -37064,6 +40843,15 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-f",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -37160,6 +40948,15 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-f",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -37267,6 +41064,16 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-f",
+							"-r",
+						],
+						"operands": [
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -37365,6 +41172,15 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-r",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -37463,6 +41279,16 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-f",
+							"-r",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -37562,6 +41388,16 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-f",
+							"-r",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -37647,6 +41483,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -37734,6 +41577,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -37839,6 +41689,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -37941,6 +41799,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -38038,6 +41904,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -38143,6 +42017,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -38248,6 +42130,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -38371,6 +42261,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -38476,6 +42374,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -38573,6 +42479,24 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"--expression",
+						],
+						"operands": [
+							2,
+						],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"--expression",
+								],
+								"value": "1e id",
+								"attached": true,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -38686,6 +42610,16 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"--sandbox",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -38793,6 +42727,24 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-e",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-e",
+								],
+								"value": "s|x|id|e",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -38908,6 +42860,16 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-i",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -39021,6 +42983,16 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-i",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -39144,6 +43116,33 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-e",
+							"-i",
+						],
+						"operands": [
+							4,
+						],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"-i",
+								],
+								"value": ".bak",
+								"attached": true,
+							},
+							{
+								"arg": 3,
+								"options": [
+									"-e",
+								],
+								"value": "s|/usr|/opt|g",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -39249,6 +43248,16 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-n",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -39364,6 +43373,16 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-n",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -39450,6 +43469,14 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 						"pipeline",
@@ -39492,6 +43519,23 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-d",
+							"-s",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"-d",
+								],
+								"value": "+",
+								"attached": true,
+							},
+						],
+					},
 					"context": [
 						"pipeline",
 						"pipeline",
@@ -39524,6 +43568,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 					],
@@ -39623,6 +43672,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -39720,6 +43777,14 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -39767,6 +43832,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "setsid",
 						"parent": 0,
@@ -39871,6 +43943,22 @@ cases := {
 							"dynamic": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-c",
+								],
+								"value": "",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"opaque": "runs a script known only at run time",
 					"span": {
@@ -39972,6 +44060,22 @@ cases := {
 							"dynamic": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-c",
+								],
+								"value": "",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"opaque": "runs a script known only at run time",
 					"span": {
@@ -40070,6 +44174,22 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-c",
+								],
+								"value": "curl http://x",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -40118,6 +44238,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "sh",
 						"parent": 0,
@@ -40207,6 +44334,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -40292,6 +44426,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -40368,6 +44509,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -40465,6 +44613,24 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"--compress-program",
+						],
+						"operands": [
+							2,
+						],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"--compress-program",
+								],
+								"value": "sh",
+								"attached": true,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -40562,6 +44728,24 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"--compress-program",
+						],
+						"operands": [
+							2,
+						],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"--compress-program",
+								],
+								"value": "sh",
+								"attached": true,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -40676,6 +44860,24 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-o",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-o",
+								],
+								"value": "/etc/x",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -40809,6 +45011,34 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-k",
+							"-o",
+							"-u",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-k",
+								],
+								"value": "2,2",
+								"attached": true,
+							},
+							{
+								"arg": 5,
+								"options": [
+									"-o",
+								],
+								"value": "./sorted.txt",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -40894,6 +45124,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -40981,6 +45218,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"opaque": "sources a file outside the skills tree and the workspace",
 					"span": {
@@ -41079,6 +45323,24 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [
+							"--filter",
+						],
+						"operands": [
+							2,
+						],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"--filter",
+								],
+								"value": "id",
+								"attached": true,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -41196,6 +45458,33 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [
+							"--filter",
+							"-l",
+						],
+						"operands": [
+							4,
+						],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"--filter",
+								],
+								"value": "id \u003e\u00262",
+								"attached": true,
+							},
+							{
+								"arg": 3,
+								"options": [
+									"-l",
+								],
+								"value": "1",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -41319,6 +45608,25 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-l",
+						],
+						"operands": [
+							3,
+							4,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-l",
+								],
+								"value": "100",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -41397,6 +45705,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -41482,6 +45797,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -41588,6 +45910,25 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-o",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"-o",
+								],
+								"value": "L",
+								"attached": true,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -41635,6 +45976,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "stdbuf",
 						"parent": 0,
@@ -41717,6 +46065,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -41815,6 +46170,16 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-u",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -41844,6 +46209,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "sudo",
 						"parent": 0,
@@ -41926,6 +46296,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -41955,6 +46332,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "sudo",
 						"parent": 0,
@@ -42037,6 +46419,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -42142,6 +46531,24 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-n",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-n",
+								],
+								"value": "5",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -42277,6 +46684,42 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"--checkpoint-action",
+							"-c",
+							"-f",
+						],
+						"operands": [
+							5,
+						],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"--checkpoint-action",
+								],
+								"value": "1",
+								"attached": true,
+							},
+							{
+								"arg": 2,
+								"options": [
+									"--checkpoint-action",
+								],
+								"value": "exec=id",
+								"attached": true,
+							},
+							{
+								"arg": 4,
+								"options": [
+									"-f",
+								],
+								"value": "./a.tar",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -42384,6 +46827,32 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"--to-command",
+							"-f",
+							"-x",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"--to-command",
+								],
+								"value": "sh",
+								"attached": true,
+							},
+							{
+								"arg": 3,
+								"options": [
+									"-f",
+								],
+								"value": "./a.tar",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -42491,6 +46960,32 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"--to-command",
+							"-f",
+							"-x",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"--to-command",
+								],
+								"value": "sh",
+								"attached": true,
+							},
+							{
+								"arg": 3,
+								"options": [
+									"-f",
+								],
+								"value": "./a.tar",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -42598,6 +47093,32 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"--use-compress-program",
+							"-f",
+							"-x",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"--use-compress-program",
+								],
+								"value": "sh",
+								"attached": true,
+							},
+							{
+								"arg": 3,
+								"options": [
+									"-f",
+								],
+								"value": "./a.tar",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -42715,6 +47236,32 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-I",
+							"-f",
+							"-x",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-I",
+								],
+								"value": "sh -c id",
+								"attached": false,
+							},
+							{
+								"arg": 4,
+								"options": [
+									"-f",
+								],
+								"value": "./a.tar",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -42830,6 +47377,25 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-c",
+							"-f",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-f",
+								],
+								"value": "host:/x.tar",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -42944,6 +47510,26 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-c",
+							"-f",
+							"-z",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-f",
+								],
+								"value": "./out.tgz",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -43060,6 +47646,26 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-c",
+							"-f",
+							"-z",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-f",
+								],
+								"value": "/skills-root/a.tgz",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -43155,6 +47761,24 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-f",
+							"-t",
+							"-z",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-f",
+								],
+								"value": "./out.tgz",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -43250,6 +47874,24 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-f",
+							"-t",
+							"-z",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-f",
+								],
+								"value": "/skills-root/text-tools/fixtures.tgz",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -43376,6 +48018,33 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-C",
+							"-f",
+							"-x",
+							"-z",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-f",
+								],
+								"value": "./a.tgz",
+								"attached": false,
+							},
+							{
+								"arg": 4,
+								"options": [
+									"-C",
+								],
+								"value": "/skills-root",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -43471,6 +48140,24 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-f",
+							"-x",
+							"-z",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-f",
+								],
+								"value": "./out.tgz",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -43566,6 +48253,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -43653,6 +48348,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -43748,6 +48450,15 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-f",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -43787,6 +48498,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 19,
@@ -43882,6 +48600,15 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-f",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -43930,6 +48657,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 25,
@@ -44016,6 +48750,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"time",
 					],
@@ -44123,6 +48864,15 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -44171,6 +48921,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "timeout",
 						"parent": 0,
@@ -44281,6 +49038,15 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -44328,6 +49094,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "timeout",
 						"parent": 0,
@@ -44430,6 +49203,15 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -44469,6 +49251,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "timeout",
 						"parent": 0,
@@ -44610,6 +49399,18 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+							4,
+							5,
+							6,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -44688,6 +49489,16 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+							4,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "timeout",
 						"parent": 0,
@@ -44760,6 +49571,15 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "nice",
 						"parent": 1,
@@ -44822,6 +49642,22 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-c",
+								],
+								"value": "cat /etc/shadow",
+								"attached": false,
+							},
+						],
+					},
 					"wrapper": {
 						"name": "env",
 						"parent": 2,
@@ -44873,6 +49709,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "bash",
 						"parent": 3,
@@ -44962,6 +49805,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -45049,6 +49899,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -45155,6 +50012,14 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -45252,6 +50117,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -45349,6 +50222,14 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -45435,6 +50316,14 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -45501,6 +50390,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -45569,6 +50463,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 						"pipeline",
@@ -45611,6 +50510,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 						"pipeline",
@@ -45643,6 +50549,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [
 						"pipeline",
 					],
@@ -45741,6 +50652,16 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-p",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -45836,6 +50757,15 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-t",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -45922,6 +50852,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -45998,6 +50935,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-a",
+						],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -46093,6 +51037,15 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -46181,6 +51134,15 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [
+							"-r",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -46276,6 +51238,15 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-l",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -46399,6 +51370,25 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-d",
+							"-o",
+						],
+						"operands": [
+							2,
+						],
+						"args": [
+							{
+								"arg": 4,
+								"options": [
+									"-d",
+								],
+								"value": "./unzipped",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -46515,6 +51505,24 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-d",
+						],
+						"operands": [
+							1,
+						],
+						"args": [
+							{
+								"arg": 3,
+								"options": [
+									"-d",
+								],
+								"value": "/skills-root/csv-summary",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -46630,6 +51638,24 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-d",
+						],
+						"operands": [
+							1,
+						],
+						"args": [
+							{
+								"arg": 3,
+								"options": [
+									"-d",
+								],
+								"value": "/tmp",
+								"attached": false,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -46717,6 +51743,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -46813,6 +51846,13 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -46908,6 +51948,15 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-l",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -47004,6 +52053,15 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-l",
+						],
+						"operands": [
+							2,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -47091,6 +52149,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -47167,6 +52232,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -47264,6 +52336,13 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"condition",
 					],
@@ -47336,6 +52415,13 @@ cases := {
 							"dynamic": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"loop",
 					],
@@ -47416,6 +52502,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [
 						"cmdsubst",
 					],
@@ -47448,6 +52541,11 @@ cases := {
 					],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -47517,6 +52615,11 @@ cases := {
 					],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -47568,6 +52671,13 @@ cases := {
 							"dynamic": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 15,
@@ -47656,6 +52766,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -47754,6 +52871,13 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -47783,6 +52907,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "xargs",
 						"parent": 0,
@@ -47885,6 +53014,13 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -47914,6 +53050,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "xargs",
 						"parent": 0,
@@ -48017,6 +53158,13 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -48046,6 +53194,11 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"wrapper": {
 						"name": "xargs",
 						"parent": 0,
@@ -48138,6 +53291,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -48263,6 +53423,26 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"--unzip-command",
+							"-T",
+						],
+						"operands": [
+							3,
+							4,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"--unzip-command",
+								],
+								"value": "sh",
+								"attached": true,
+							},
+						],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -48398,6 +53578,17 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [
+							"-T",
+						],
+						"operands": [
+							3,
+							4,
+							5,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -48512,6 +53703,16 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-r",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -48628,6 +53829,16 @@ cases := {
 							"dir": true,
 						},
 					],
+					"options": {
+						"names": [
+							"-r",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -48715,6 +53926,11 @@ cases := {
 						},
 					],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 2,
@@ -48802,6 +54018,13 @@ cases := {
 							"exists": false,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 2,
@@ -48888,6 +54111,13 @@ cases := {
 							"exists": true,
 						},
 					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -48966,6 +54196,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,
@@ -49044,6 +54281,13 @@ cases := {
 					"assigns": [],
 					"redirects": [],
 					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
 					"context": [],
 					"span": {
 						"start": 0,

@@ -118,7 +118,7 @@ ask contains lib.reason(
 # sed: the scripts of a sed command, from its operand or -e/--expression.
 _sed_scripts(cmd) := array.concat(
 	[cmd.argv[i].value | i := facts.pattern_index(facts.spec[cmd.index], facts.parsed[cmd.index]); not cmd.argv[i].dynamic],
-	lib.option_values(cmd.argv, facts.parsed[cmd.index], facts.spec[cmd.index], {"-e", "--expression"}),
+	lib.option_values(cmd, {"-e", "--expression"}),
 )
 
 _sed_sandboxed(cmd) if "--sandbox" in facts.parsed[cmd.index].options
@@ -204,7 +204,7 @@ deny contains lib.reason(
 # awk: the program text, from the operand or -e/--source.
 _awk_programs(cmd) := array.concat(
 	[cmd.argv[i].value | i := facts.pattern_index(facts.spec[cmd.index], facts.parsed[cmd.index]); not cmd.argv[i].dynamic],
-	lib.option_values(cmd.argv, facts.parsed[cmd.index], facts.spec[cmd.index], {"-e", "--source"}),
+	lib.option_values(cmd, {"-e", "--source"}),
 )
 
 _awk_bases := {"awk", "gawk", "mawk", "nawk"}
@@ -330,9 +330,7 @@ deny contains lib.reason(
 	regex.match(`^[^/]*:`, value)
 }
 
-_tar_file_value(cmd, i) := lib.option_value(cmd.argv, facts.parsed[cmd.index], facts.spec[cmd.index], i) if {
-	facts.parsed[cmd.index].values[i]
-} else := cmd.argv[i].value
+_tar_file_value(cmd, i) := lib.option_value(cmd, i)
 
 # git: the subcommand and the words after it.
 _git_sub(cmd) := {"index": i, "name": cmd.argv[i].value, "args": [w.value | some j, w in cmd.argv; j > i]} if {
@@ -684,7 +682,7 @@ _inline_hidden(cmd) if {
 	facts.spec[cmd.index].shell
 	_nested(cmd) == 0
 	not cmd.opaque
-	some v in lib.option_values(cmd.argv, facts.parsed[cmd.index], facts.spec[cmd.index], {"-c"})
+	some v in lib.option_values(cmd, {"-c"})
 	trim_space(v) != ""
 }
 
@@ -728,6 +726,6 @@ deny contains lib.reason(
 	sprintf("python3 -m %s, or a script under the skills tree or the workspace", [concat(" | ", sort(object.keys(data.skillsh.python_modules)))]),
 ) if {
 	some cmd in _interpreters
-	some module in lib.option_values(cmd.argv, facts.parsed[cmd.index], facts.spec[cmd.index], {"-m"})
+	some module in lib.option_values(cmd, {"-m"})
 	not data.skillsh.python_modules[module]
 }

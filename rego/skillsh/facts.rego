@@ -20,25 +20,38 @@ _spec(cmd) := s if {
 	s := lib.builtin_spec(cmd.base)
 } else := {}
 
-# parsed[i] is lib.parse of command i's argv.
-parsed[cmd.index] := lib.parse(cmd.argv, spec[cmd.index]) if some cmd in input.commands
+# parsed[i] is command i's options fact (docs/policy-input.md) by argv
+# index:
+#   options   the options given ("-r", "--recursive")
+#   operands  the argv indices of the operands, in order
+#   values    argv index -> the options whose argument is at that index
+#   attached  the indices in values whose word holds the option too
+parsed[cmd.index] := {
+	"options": cmd.options.names,
+	"operands": cmd.options.operands,
+	"values": {a.arg: a.options | some a in cmd.options.args},
+	"attached": {a.arg | some a in cmd.options.args; a.attached},
+} if {
+	some cmd in input.commands
+}
 
 # options[i] is the set of options of command i: parsed[i].options, plus
 # tar's old-style first argument (tar xzf: -x, -z, -f) and zip's two-letter
 # options (-TT).
-options[cmd.index] := (parsed[cmd.index].options | _old_style(cmd, spec[cmd.index])) | _zip_options(cmd, spec[cmd.index]) if {
-	some cmd in input.commands
-}
+options[cmd.index] := _options(cmd, spec[cmd.index]) if some cmd in input.commands
 
-_old_style(cmd, s) := {concat("", ["-", c]) | some c in split(cmd.argv[1].value, "")} if {
+_options(cmd, s) := {n | some n in cmd.options.names} | _old_style(cmd) if {
 	s.tar
+} else := {n | some n in cmd.options.names} | _zip_options(cmd) if {
+	s.zip
+} else := cmd.options.names
+
+_old_style(cmd) := {concat("", ["-", c]) | some c in split(cmd.argv[1].value, "")} if {
 	not cmd.argv[1].dynamic
 	not startswith(cmd.argv[1].value, "-")
 } else := set()
 
-_zip_options(cmd, s) := {"-TT" | some w in cmd.argv; startswith(w.value, "-TT")} if s.zip
-
-else := set()
+_zip_options(cmd) := {"-TT" | some w in cmd.argv; startswith(w.value, "-TT")}
 
 # by_base[base] lists the commands with that base name, so that a rule about
 # one program looks it up instead of scanning every command. A complete

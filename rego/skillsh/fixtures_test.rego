@@ -82,20 +82,32 @@ command(i, l, base) := c if {
 	redir := {k | some k, w in words; _is_redirect_op(w)} | {t | some k, w in words; _is_redirect_op(w); t := k + 1}
 	argv := [_word(w, starts[k]) | some k, w in words; k >= first; not k in redir]
 	name := _name(argv)
+	kind := _kind(argv, name)
 	c := {
 		"index": i,
 		"name": name,
 		"base": _base(name),
-		"kind": _kind(argv, name),
+		"kind": kind,
 		"program": _program(argv, name),
 		"argv": argv,
 		"assigns": [_assign(w, starts[k]) | some k, w in words; k < first],
 		"redirects": [_redirect(words[k], words[k + 1], starts[k]) | some k, w in words; _is_redirect_op(w)],
 		"paths": [p | some a, w in argv; a > 0; p := _arg_path(a, w)],
+		"options": options(argv, _spec(kind, _base(name))),
 		"context": [],
 		"span": _span(base, _line_text(l)),
 	}
 }
+
+# _spec is the allowlist entry whose grammar parses the options, as the
+# engine chooses it.
+_spec(kind, base) := s if {
+	kind == "external"
+	s := data.skillsh.lib.program_spec(base)
+} else := s if {
+	kind == "builtin"
+	s := data.skillsh.lib.builtin_spec(base)
+} else := {}
 
 _name(argv) := "" if count(argv) == 0
 
@@ -231,3 +243,187 @@ _up(p) := regex.replace(p, `/[^/]+/\.\./`, "/") if not startswith(p, "/../")
 _trim(p) := "/" if p == "/"
 
 _trim(p) := trim_suffix(p, "/") if p != "/"
+
+# Option parsing: the engine's option parser (policy.Grammar.Parse) in
+# Rego, so that fixture commands carry the same "options" fact as real
+# inputs. TestFixtureOptionsMatchGo compares the two over the corpus.
+
+# options(argv, spec) is the "options" fact of a command with that argv,
+# parsed with the grammar of its allowlist entry spec.
+options(argv, spec) := {
+	"names": sort(p.options),
+	"operands": p.operands,
+	"args": [a |
+		some i in sort([k | some k, _ in p.values])
+		a := {
+			"arg": i,
+			"options": sort(p.values[i]),
+			"value": _option_value(argv, p, spec, i),
+			"attached": i in p.attached,
+		}
+	],
+} if {
+	p := _parse(argv, spec)
+}
+
+_parse(argv, spec) := {"options": set(), "operands": [i | some i, _ in argv; i > 0], "values": {}, "attached": set()} if {
+	not _has_option_word(argv)
+} else := _parse_options(argv, spec)
+
+_has_option_word(argv) if {
+	some i, w in argv
+	i > 0
+	_is_option(w)
+}
+
+_parse_options(argv, spec) := {"options": opts, "operands": operands, "values": values, "attached": attached} if {
+	needs := [_needs(i, w, spec) | some i, w in argv]
+	chained := {i | some i, _ in argv; _consumed(needs, i)}
+	end := _end(argv, chained, spec)
+	consumed := {i | some i in chained; i <= end}
+	optwords := {i | some i, w in argv; i > 0; i < end; not i in consumed; _is_option(w)}
+	opts := {name | some i in optwords; some name in _names(argv[i].value, spec)}
+	operands := [i |
+		some i, _ in argv
+		i > 0
+		not i in consumed
+		not i in optwords
+		not _is_end_marker(argv, i, end)
+	]
+	attached := {i | some i in optwords; _has_value(argv[i].value, spec)}
+	values := object.union(
+		{i: _value_names(argv[i].value, spec) | some i in attached},
+		{i: _arg_names(argv[i - 1].value, spec) | some i in consumed},
+	)
+}
+
+_is_option(w) if {
+	not w.dynamic
+	startswith(w.value, "-")
+	w.value != "-"
+}
+
+_is_end_marker(argv, i, end) if {
+	i == end
+	argv[i].value == "--"
+}
+
+# _end is the index where options end: the first "--" that is not an
+# option's argument, or for posix programs the first operand.
+_end(argv, consumed, spec) := min({i |
+	some i, w in argv
+	i > 0
+	not i in consumed
+	_ends_options(w, spec)
+} | {count(argv)})
+
+_ends_options(w, _) if {
+	not w.dynamic
+	w.value == "--"
+}
+
+_ends_options(w, spec) if {
+	spec.posix
+	not _is_option(w)
+}
+
+_needs(i, w, spec) if {
+	i > 0
+	_takes_next(w, spec)
+} else := false
+
+_takes_next(w, spec) if {
+	_is_option(w)
+	startswith(w.value, "--")
+	not contains(w.value, "=")
+	some name in _long_names(substring(w.value, 2, -1), spec)
+	substring(name, 2, -1) in object.get(spec, "long_args", [])
+}
+
+_takes_next(w, spec) if {
+	_is_option(w)
+	not startswith(w.value, "--")
+	p := _arg_pos(w.value, spec)
+	p == count(w.value) - 1
+	contains(object.get(spec, "short_args", ""), substring(w.value, p, 1))
+}
+
+# A word is an option's argument when the run of argument-taking words
+# before it has odd length.
+_consumed(needs, i) if {
+	needs[i - 1]
+	j := max({k | some k, b in needs; k < i; b == false})
+	((i - 1) - j) % 2 == 1
+}
+
+_arg_pos(v, spec) := min({k |
+	some k, c in split(v, "")
+	k > 0
+	_takes_arg(c, spec)
+})
+
+_takes_arg(c, spec) if contains(object.get(spec, "short_args", ""), c)
+
+_takes_arg(c, spec) if contains(object.get(spec, "optional_args", ""), c)
+
+_long_names(given, spec) := {concat("", ["--", given])} if {
+	given in _known_long(spec)
+} else := {concat("", ["--", k]) | some k in _known_long(spec); startswith(k, given)} if {
+	spec.abbrev
+	given != ""
+	some k in _known_long(spec)
+	startswith(k, given)
+} else := {concat("", ["--", given])}
+
+_known_long(spec) := (({k | some k in object.get(spec, "long_args", [])} | {k | some k in object.get(spec, "flags", [])}) | {substring(o, 2, -1) |
+	some key in ["text_options", "write_options", "target_options", "inplace_options", "pattern_options", "inline_options", "module_options"]
+	some o in object.get(spec, key, [])
+	startswith(o, "--")
+}) | {substring(o, 2, -1) |
+	some o, _ in object.get(spec, "deny_options", {})
+	startswith(o, "--")
+}
+
+_names(v, spec) := _long_names(_long_name(v), spec) if startswith(v, "--")
+
+_names(v, spec) := {concat("", ["-", c]) | some c in split(substring(v, 1, _cluster_len(v, spec)), "")} if {
+	not startswith(v, "--")
+}
+
+_long_name(v) := split(substring(v, 2, -1), "=")[0]
+
+_cluster_len(v, spec) := _arg_pos(v, spec) if {
+	_arg_pos(v, spec)
+} else := count(v) - 1
+
+_has_value(v, _) if {
+	startswith(v, "--")
+	contains(v, "=")
+}
+
+_has_value(v, spec) if {
+	not startswith(v, "--")
+	_arg_pos(v, spec) < count(v) - 1
+}
+
+_value_names(v, spec) := _long_names(_long_name(v), spec) if startswith(v, "--")
+
+_value_names(v, spec) := {concat("", ["-", substring(v, _arg_pos(v, spec), 1)])} if not startswith(v, "--")
+
+_arg_names(v, spec) := _long_names(_long_name(v), spec) if startswith(v, "--")
+
+_arg_names(v, _) := {concat("", ["-", substring(v, count(v) - 1, 1)])} if not startswith(v, "--")
+
+_option_value(argv, p, _, i) := argv[i].value if not i in p.attached
+
+_option_value(argv, p, _, i) := substring(v, indexof(v, "=") + 1, -1) if {
+	i in p.attached
+	v := argv[i].value
+	startswith(v, "--")
+}
+
+_option_value(argv, p, spec, i) := substring(v, _arg_pos(v, spec) + 1, -1) if {
+	i in p.attached
+	v := argv[i].value
+	not startswith(v, "--")
+}

@@ -77,16 +77,24 @@ _denied if {
 # title: Malformed roots
 # description: |
 #   An input whose roots are not what the schema says (skills a list of
-#   paths, workspace a path): the rules that confine paths cannot judge it,
-#   so it is denied rather than let through.
+#   paths, workspace a path), or with a command without its options fact:
+#   the rules that confine paths and judge options cannot judge it, so it
+#   is denied rather than let through.
 # custom:
 #   code: input.malformed
 #   verdict: deny
 _fallback contains lib.reason(
 	"input.malformed", "deny", {"index": -1}, {"start": 0, "end": 0, "line": 0, "col": 0},
-	"the policy input's roots are malformed (roots.skills must be a list of paths, roots.workspace a path), so nothing is judged safe",
+	sprintf("the policy input is malformed (%s), so nothing is judged safe", [why]),
 	"nothing until the caller sends a well-formed input (docs/policy-input.md)",
-) if not _roots_wellformed
+) if some why in _malformed
+
+_malformed contains "roots.skills must be a list of paths, roots.workspace a path" if not _roots_wellformed
+
+_malformed contains sprintf("command %d has no options fact, which the engine fills in", [cmd.index]) if {
+	some cmd in input.commands
+	not _options_wellformed(object.get(cmd, "options", null))
+}
 
 _roots_wellformed if {
 	is_array(input.roots.skills)
@@ -96,6 +104,12 @@ _roots_wellformed if {
 	}
 	is_string(input.roots.workspace)
 	startswith(input.roots.workspace, "/")
+}
+
+_options_wellformed(o) if {
+	is_array(o.names)
+	is_array(o.operands)
+	is_array(o.args)
 }
 
 # METADATA

@@ -470,7 +470,7 @@ deny contains lib.reason(
 	some cmd in input.commands
 	cmd.kind == "builtin"
 	cmd.base == "hash"
-	"-p" in lib.parse(cmd.argv, {"short_args": "pt"}).options
+	"-p" in cmd.options.names
 }
 
 # METADATA
@@ -487,7 +487,7 @@ deny contains lib.reason(
 	some cmd in input.commands
 	cmd.kind == "builtin"
 	cmd.base == "enable"
-	some o in lib.parse(cmd.argv, {"short_args": "f"}).options
+	some o in cmd.options.names
 	o in {"-f", "-d", "-n"}
 }
 
@@ -505,9 +505,8 @@ deny contains lib.reason(
 	some cmd in input.commands
 	cmd.kind == "builtin"
 	cmd.base == "trap"
-	parsed := lib.parse(cmd.argv, {"posix": true})
-	count(parsed.operands) > 1
-	first := cmd.argv[parsed.operands[0]]
+	count(cmd.options.operands) > 1
+	first := cmd.argv[cmd.options.operands[0]]
 	_trap_code(first)
 }
 

@@ -148,6 +148,20 @@ test_malformed_roots_deny if {
 	}
 }
 
+# A command without the options fact the engine fills in cannot be judged
+# (rules about options would be undefined): it is denied, not let through.
+test_missing_options_deny if {
+	doc := fx.doc(["rm -rf /skills-root/x"])
+	without := object.remove(doc.commands[0], ["options"])
+	every options in [null, {}, {"names": [], "operands": []}, "x"] {
+		d := object.union(doc, {"commands": [object.union(without, {"options": options})]})
+		"input.malformed" in codes(d)
+		decide(d).decision == "deny"
+	}
+	d := object.union(doc, {"commands": [without]})
+	"input.malformed" in codes(d)
+}
+
 test_long_command_text_is_clipped if {
 	long := concat(" ", [x | some _ in numbers.range(1, 40); x := "./abcd"])
 	d := decide(fx.doc([concat(" ", ["frobnicate", long])]))
