@@ -72,6 +72,14 @@ test_profile_project_first if {
 	x.profile == {"cpu_seconds": 5, "output_bytes": 10}
 }
 
+# With the default's profiles empty, the project's still apply.
+test_profile_project_only if {
+	x := data.skillsh.main.decision with input as fx.doc(["python3 ./a.py"])
+		with data.skillsh.profiles as {"programs": {}, "scripts": []}
+		with data.skillsh.layers.project.profiles as {"scripts": [{"pattern": "/ws/*.py", "profile": {"output_bytes": 10}}]}
+	x.profile == {"output_bytes": 10}
+}
+
 test_no_profile if {
 	not decide(fx.doc(["ls"])).profile
 }

@@ -14,11 +14,20 @@ package skillsh.profile
 
 import data.skillsh.facts
 
-# profile is {} or a policy.Profile object.
+# profile is {} or a policy.Profile object; {} without looking at the
+# commands when no layer configures a profile.
 profile := {k: max(vals) |
 	some k in {k | some p in _profiles; some k, _ in p}
 	vals := [v | some p in _profiles; v := p[k]]
-}
+} if {
+	_configured
+} else := {}
+
+_configured if count(object.get(data.skillsh.profiles, "programs", {})) > 0
+
+_configured if count(object.get(data.skillsh.profiles, "scripts", [])) > 0
+
+_configured if data.skillsh.layers.project.profiles
 
 _profiles := [p |
 	some cmd in input.commands
