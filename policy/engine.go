@@ -339,9 +339,11 @@ func lookup(v any, keys ...string) any {
 	return v
 }
 
-// Decide evaluates the policy for in. It fails closed: when the policy
-// cannot be evaluated or answers something malformed, the decision is
-// Deny with a "policy.error" reason, and the error says why.
+// Decide evaluates the policy for in, after completing it (see Complete:
+// in is changed, so one Input must not be decided from two goroutines at
+// once; the Engine itself may be). It fails closed: when the policy cannot
+// be evaluated or answers something malformed, the decision is Deny with a
+// "policy.error" reason, and the error says why.
 func (e *Engine) Decide(ctx context.Context, in *Input) (Decision, error) {
 	d, err := e.decide(ctx, in)
 	if err != nil {
