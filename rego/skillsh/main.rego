@@ -74,7 +74,7 @@ _denied if {
 }
 
 # METADATA
-# title: Malformed roots
+# title: Malformed input
 # description: |
 #   An input whose roots are not what the schema says (skills a list of
 #   paths, workspace a path), or with a command without its options fact:
