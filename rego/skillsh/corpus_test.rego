@@ -6808,6 +6808,129 @@ cases := {
 			},
 		},
 	},
+	"bash ./run.sh -c /etc/passwd": {
+		"decision": "deny",
+		"codes": [
+			"path.outside_roots",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "bash ./run.sh -c /etc/passwd",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "bash",
+					"base": "bash",
+					"kind": "external",
+					"program": "/usr/bin/bash",
+					"argv": [
+						{
+							"value": "bash",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 4,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "./run.sh",
+							"dynamic": false,
+							"span": {
+								"start": 5,
+								"end": 13,
+								"line": 1,
+								"col": 6,
+							},
+						},
+						{
+							"value": "-c",
+							"dynamic": false,
+							"span": {
+								"start": 14,
+								"end": 16,
+								"line": 1,
+								"col": 15,
+							},
+						},
+						{
+							"value": "/etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 17,
+								"end": 28,
+								"line": 1,
+								"col": 18,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "./run.sh",
+							"resolved": "/ws/run.sh",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+						},
+						{
+							"arg": 3,
+							"value": "/etc/passwd",
+							"resolved": "/etc/passwd",
+							"root": "",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 28,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"bash /etc/profile": {
 		"decision": "deny",
 		"codes": [
@@ -38559,6 +38682,148 @@ cases := {
 			},
 		},
 	},
+	"python3 -W ignore ./script.py ./data.csv": {
+		"decision": "allow",
+		"codes": [],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "python3 -W ignore ./script.py ./data.csv",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "python3",
+					"base": "python3",
+					"kind": "external",
+					"program": "/usr/bin/python3",
+					"argv": [
+						{
+							"value": "python3",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 7,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-W",
+							"dynamic": false,
+							"span": {
+								"start": 8,
+								"end": 10,
+								"line": 1,
+								"col": 9,
+							},
+						},
+						{
+							"value": "ignore",
+							"dynamic": false,
+							"span": {
+								"start": 11,
+								"end": 17,
+								"line": 1,
+								"col": 12,
+							},
+						},
+						{
+							"value": "./script.py",
+							"dynamic": false,
+							"span": {
+								"start": 18,
+								"end": 29,
+								"line": 1,
+								"col": 19,
+							},
+						},
+						{
+							"value": "./data.csv",
+							"dynamic": false,
+							"span": {
+								"start": 30,
+								"end": 40,
+								"line": 1,
+								"col": 31,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 3,
+							"value": "./script.py",
+							"resolved": "/ws/script.py",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+						},
+						{
+							"arg": 4,
+							"value": "./data.csv",
+							"resolved": "/ws/data.csv",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [
+							"-W",
+						],
+						"operands": [
+							3,
+							4,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-W",
+								],
+								"value": "ignore",
+								"attached": false,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 40,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"python3 -c 'print(1)'": {
 		"decision": "deny",
 		"codes": [
@@ -39118,6 +39383,129 @@ cases := {
 					"span": {
 						"start": 0,
 						"end": 40,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"python3 ./script.py -W /etc/passwd": {
+		"decision": "deny",
+		"codes": [
+			"path.outside_roots",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "python3 ./script.py -W /etc/passwd",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "python3",
+					"base": "python3",
+					"kind": "external",
+					"program": "/usr/bin/python3",
+					"argv": [
+						{
+							"value": "python3",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 7,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "./script.py",
+							"dynamic": false,
+							"span": {
+								"start": 8,
+								"end": 19,
+								"line": 1,
+								"col": 9,
+							},
+						},
+						{
+							"value": "-W",
+							"dynamic": false,
+							"span": {
+								"start": 20,
+								"end": 22,
+								"line": 1,
+								"col": 21,
+							},
+						},
+						{
+							"value": "/etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 23,
+								"end": 34,
+								"line": 1,
+								"col": 24,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "./script.py",
+							"resolved": "/ws/script.py",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+						},
+						{
+							"arg": 3,
+							"value": "/etc/passwd",
+							"resolved": "/etc/passwd",
+							"root": "",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 34,
 						"line": 1,
 						"col": 1,
 					},
