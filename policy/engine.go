@@ -40,7 +40,7 @@ type Engine struct {
 	rules       map[string]string // rule code → "file:line"
 	modules     map[string]*ast.Module
 	revision    string
-	grammars    map[string]*Grammar // "external:NAME" and "builtin:NAME"
+	grammars    map[grammarKey]*Grammar
 }
 
 type engineOptions struct {
@@ -301,7 +301,7 @@ func (e *Engine) Complete(in *Input) {
 	for i := range in.Commands {
 		c := &in.Commands[i]
 		if c.Options == nil {
-			c.Options = e.grammars[c.Kind+":"+c.Base].Parse(c.Argv)
+			c.Options = e.grammars[grammarKey{c.Kind, c.Base}].Parse(c.Argv)
 		}
 	}
 }
@@ -310,8 +310,8 @@ func (e *Engine) Complete(in *Input) {
 // policy's data names: data.skillsh.programs and data.skillsh.builtins,
 // each entry replaced by the project layer's
 // (data.skillsh.layers.project.programs, .builtins) when it has one.
-func grammars(data map[string]any) map[string]*Grammar {
-	out := map[string]*Grammar{}
+func grammars(data map[string]any) map[grammarKey]*Grammar {
+	out := map[grammarKey]*Grammar{}
 	root, _ := data["skillsh"].(map[string]any)
 	project, _ := lookup(root, "layers", "project").(map[string]any)
 	for kind, key := range map[string]string{"external": "programs", "builtin": "builtins"} {
@@ -319,13 +319,17 @@ func grammars(data map[string]any) map[string]*Grammar {
 			entries, _ := layer[key].(map[string]any)
 			for name, spec := range entries {
 				if m, ok := spec.(map[string]any); ok {
-					out[kind+":"+name] = grammarOf(m)
+					out[grammarKey{kind, name}] = grammarOf(m)
 				}
 			}
 		}
 	}
 	return out
 }
+
+// grammarKey names a grammar by command kind ("external", "builtin") and
+// base name.
+type grammarKey struct{ kind, base string }
 
 // lookup follows keys through nested objects; nil when one is missing.
 func lookup(v any, keys ...string) any {

@@ -106,7 +106,7 @@ func (g *Grammar) Parse(argv []Word) *Options {
 	if g == nil {
 		g = &Grammar{}
 	}
-	opts := &Options{Names: []string{}, Operands: []int{}, Args: []OptionArg{}}
+	opts := &Options{Operands: []int{}, Args: []OptionArg{}}
 	names := map[string]bool{}
 	ended := false
 	for i := 1; i < len(argv); i++ {
