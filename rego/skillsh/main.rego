@@ -20,58 +20,42 @@ decision := object.union(
 )
 
 # reasons are sorted: deny first, then ask; by command; by code.
-reasons := [r | some k in sort([_sort_key(x) | some x in _reasons]); r := _by_key[k]]
+reasons := [x[5] | some x in sort([array.concat(_sort_key(r), [r]) | some r in _reasons])]
 
 _sort_key(r) := [object.get(_rank, object.get(r, "verdict", "deny"), 0), object.get(r, "command", -1), object.get(r, "code", ""), object.get(r, "message", ""), object.get(r, "span", {})]
 
-_by_key[_sort_key(r)] := r if some r in _reasons
-
 _rank := {"deny": 0, "ask": 1}
 
-_reasons := (_default_reasons | _layer_reasons) | _fallback
-
-_default_reasons := ((data.skillsh.shell.deny | data.skillsh.escapes.deny) | _escapes_ask) | _tools_deny
-
-default _escapes_ask := set()
-
-_escapes_ask := data.skillsh.escapes.ask
-
-default _tools_deny := set()
-
-_tools_deny := data.skillsh.tools.deny
-
-_layer_reasons := ((_org_deny | _org_ask) | _project_deny) | _project_ask
-
-default _org_deny := set()
-
-_org_deny := data.skillsh.org.deny
-
-default _org_ask := set()
-
-_org_ask := data.skillsh.org.ask
-
-default _project_deny := set()
-
-_project_deny := data.skillsh.project.deny
-
-default _project_ask := set()
-
-_project_ask := data.skillsh.project.ask
-
-default verdict := "allow"
-
-verdict := "ask" if {
-	some r in _reasons
-	r.verdict == "ask"
-	not _denied
-}
-
-verdict := "deny" if _denied
-
-_denied if {
+# verdict: deny wins over ask, ask over allow.
+verdict := "deny" if {
 	some r in _reasons
 	r.verdict == "deny"
-}
+} else := "ask" if {
+	some r in _reasons
+	r.verdict == "ask"
+} else := "allow"
+
+_reasons contains r if some r in _judged
+
+_reasons contains r if some r in _fallback
+
+# _judged are the reasons of the layers' rules: the default's, then the
+# organisation's and the project's (a layer without a package adds none).
+_judged contains r if some r in data.skillsh.shell.deny
+
+_judged contains r if some r in data.skillsh.escapes.deny
+
+_judged contains r if some r in data.skillsh.escapes.ask
+
+_judged contains r if some r in data.skillsh.tools.deny
+
+_judged contains r if some r in data.skillsh.org.deny
+
+_judged contains r if some r in data.skillsh.org.ask
+
+_judged contains r if some r in data.skillsh.project.deny
+
+_judged contains r if some r in data.skillsh.project.ask
 
 # METADATA
 # title: Malformed input
@@ -125,15 +109,15 @@ _fallback contains lib.reason(
 	sprintf("`%s`: no rule allows this command", [lib.command_text(cmd, input.command)]),
 	"commands in the program allowlist; `skillsh explain` shows why a command is refused",
 ) if {
-	some cmd in input.commands
-	not cmd.index in data.skillsh.shell.allowed
-	not _explained(cmd.index)
+	some i in data.skillsh.shell.unallowed
+	not i in _denied_commands
+	cmd := input.commands[i]
 }
 
-_explained(i) if {
-	some r in (_default_reasons | _layer_reasons)
+# _denied_commands are the commands some rule denies, with its own reason.
+_denied_commands contains r.command if {
+	some r in _judged
 	r.verdict == "deny"
-	r.command == i
 }
 
 _profile_part := {"profile": p} if {

@@ -10,36 +10,35 @@ package skillsh.shell
 import data.skillsh.facts
 import data.skillsh.lib
 
-# allowed is the set of command indices some rule allows. A command that no
-# rule allows is denied by skillsh.main.
+# allowed is the set of command indices some rule allows; unallowed the
+# rest. A command that no rule allows is denied by skillsh.main, with the
+# reason of a rule below when one explains it.
 allowed contains cmd.index if {
 	some cmd in input.commands
-	cmd.kind in {"assignment", "function"}
+	_allowed(cmd.kind, cmd)
 }
 
-allowed contains cmd.index if {
+unallowed contains cmd.index if {
 	some cmd in input.commands
-	cmd.kind == "builtin"
-	lib.builtin_spec(cmd.base)
+	not cmd.index in allowed
 }
 
-allowed contains cmd.index if {
-	some cmd in input.commands
-	cmd.kind == "external"
+# _allowed(kind, cmd) is looked up by the command's kind: OPA indexes the
+# constant first argument, so each command meets only its kind's rules.
+_allowed("assignment", _)
+
+_allowed("function", _)
+
+_allowed("builtin", cmd) if lib.builtin_spec(cmd.base)
+
+_allowed("external", cmd) if {
 	lib.program_spec(cmd.base)
 	_trusted_location(cmd)
 }
 
-allowed contains cmd.index if {
-	some cmd in input.commands
-	_runs_root_script(cmd)
-}
+_allowed("external", cmd) if _runs_root_script(cmd)
 
-allowed contains cmd.index if {
-	some cmd in input.commands
-	cmd.kind == "dynamic"
-	lib.config.allow_dynamic_program
-}
+_allowed("dynamic", _) if lib.config.allow_dynamic_program
 
 # A bare name is found through the jail's PATH; a name with a slash must be
 # in a system directory.
@@ -49,7 +48,6 @@ _trusted_location(cmd) if data.skillsh.system_dirs[lib.dirname(cmd.program)]
 
 # An executable inside the skills tree or the workspace (a skill's script).
 _runs_root_script(cmd) if {
-	cmd.kind == "external"
 	contains(cmd.name, "/")
 	cmd.program != ""
 	lib.within_any(cmd.program, array.concat(input.roots.skills, [input.roots.workspace]))
@@ -78,9 +76,9 @@ deny contains lib.reason(
 	sprintf("`%s`: %s", [_text(cmd), _not_allowed_why(cmd)]),
 	"programs in the allowlist (cat, ls, grep, rg, sed, awk, jq, find, python3, ...) or scripts under the skills tree and the workspace",
 ) if {
-	some cmd in input.commands
+	some i in unallowed
+	cmd := input.commands[i]
 	cmd.kind == "external"
-	not cmd.index in allowed
 	not _refused_outright(cmd.base)
 }
 
@@ -99,9 +97,9 @@ deny contains lib.reason(
 	sprintf("`%s`: the builtin %s is not allowed", [_text(cmd), cmd.name]),
 	"the usual builtins: cd, echo, printf, test, read, export, set, ...",
 ) if {
-	some cmd in input.commands
+	some i in unallowed
+	cmd := input.commands[i]
 	cmd.kind == "builtin"
-	not lib.builtin_spec(cmd.base)
 }
 
 # METADATA
@@ -172,9 +170,9 @@ deny contains lib.reason(
 	sprintf("`%s`: the program name is computed at run time, so it cannot be checked before the command runs", [_text(cmd)]),
 	"write the program name literally (the exec-phase check would see the expanded name, but this policy does not wait for it)",
 ) if {
-	some cmd in input.commands
+	some i in unallowed
+	cmd := input.commands[i]
 	cmd.kind == "dynamic"
-	not lib.config.allow_dynamic_program
 }
 
 # METADATA
