@@ -10,6 +10,21 @@ import data.skillsh.lib
 
 _text(cmd) := lib.command_text(cmd, input.command)
 
+# deny and ask hold the reasons of the rules below: those about every
+# command, written as deny or ask contains ..., and those about one
+# program, written as deny_for.NAME or ask_for.NAME contains ... (or
+# deny_for[name] for a few names). Only the programs in the input are
+# looked up, so a command meets its own program's rules and no others.
+deny contains r if {
+	some base, _ in facts.by_base
+	some r in deny_for[base]
+}
+
+ask contains r if {
+	some base, _ in facts.by_base
+	some r in ask_for[base]
+}
+
 # METADATA
 # title: Option runs a program
 # description: |
@@ -49,7 +64,7 @@ _config := lib.config
 # custom:
 #   code: find.exec
 #   verdict: deny
-deny contains lib.reason(
+deny_for.find contains lib.reason(
 	"find.exec", "deny", cmd, cmd.span,
 	sprintf("`%s`: find %s runs a command the policy cannot check", [_text(cmd), concat(" ", sort(actions))]),
 	"find ... -print0 | xargs -0 CMD with CMD written literally, or find -exec with a literal command",
@@ -72,7 +87,7 @@ _find_hidden(cmd, execs, _) if count(execs) > _nested(cmd)
 # custom:
 #   code: find.delete
 #   verdict: ask
-ask contains lib.reason(
+ask_for.find contains lib.reason(
 	"find.delete", "ask", cmd, cmd.span,
 	sprintf("`%s`: find -delete removes every file it matches", [_text(cmd)]),
 	"find without -delete to list the files first",
@@ -88,7 +103,7 @@ ask contains lib.reason(
 # custom:
 #   code: rm.recursive
 #   verdict: ask
-ask contains lib.reason(
+ask_for.rm contains lib.reason(
 	"rm.recursive", "ask", cmd, cmd.span,
 	sprintf("`%s`: removes directories recursively", [_text(cmd)]),
 	"rm without -r for single files, or confirm the recursive delete",
@@ -170,7 +185,7 @@ _sed_files(script) if regex.match(`[wWrR]`, _sed_rest(script))
 # custom:
 #   code: sed.execute
 #   verdict: deny
-deny contains lib.reason(
+deny_for.sed contains lib.reason(
 	"sed.execute", "deny", cmd, cmd.span,
 	sprintf("`%s`: the sed script runs shell commands (the e command or the e flag of s)", [_text(cmd)]),
 	"sed scripts without e; run commands directly in the shell",
@@ -189,7 +204,7 @@ deny contains lib.reason(
 # custom:
 #   code: sed.file
 #   verdict: deny
-deny contains lib.reason(
+deny_for.sed contains lib.reason(
 	"sed.file", "deny", cmd, cmd.span,
 	sprintf("`%s`: the sed script reads or writes files of its own (r, R, w, W)", [_text(cmd)]),
 	"sed reading the files on its command line and writing with > or -i inside the workspace",
@@ -208,11 +223,6 @@ _awk_programs(cmd) := array.concat(
 )
 
 _awk_bases := {"awk", "gawk", "mawk", "nawk"}
-
-_awk_cmds contains cmd if {
-	some base in _awk_bases
-	some cmd in facts.by_base[base]
-}
 
 # Tokens that matter in an awk program, read left to right so that strings
 # and regular expressions hide what they contain: a pipe ("|" but not
@@ -239,12 +249,13 @@ _awk_bad_token(t) if startswith(t, "system")
 # custom:
 #   code: awk.system
 #   verdict: deny
-deny contains lib.reason(
+deny_for[base] contains lib.reason(
 	"awk.system", "deny", cmd, cmd.span,
 	sprintf("`%s`: the awk program runs commands (system(), a pipe, or @load)", [_text(cmd)]),
 	"awk programs that only read their input and print; pipe the output in the shell instead",
 ) if {
-	some cmd in _awk_cmds
+	some base in _awk_bases
+	some cmd in facts.by_base[base]
 	some prog in _awk_programs(cmd)
 	_awk_runs(prog)
 }
@@ -255,12 +266,13 @@ deny contains lib.reason(
 # custom:
 #   code: network.awk_inet
 #   verdict: deny
-deny contains lib.reason(
+deny_for[base] contains lib.reason(
 	"network.awk_inet", "deny", cmd, cmd.span,
 	sprintf("`%s`: the awk program opens a network connection (/inet)", [_text(cmd)]),
 	"work with files under the skills tree and the workspace; there is no network",
 ) if {
-	some cmd in _awk_cmds
+	some base in _awk_bases
+	some cmd in facts.by_base[base]
 	some prog in _awk_programs(cmd)
 	regex.match(`/inet[46]?/`, prog)
 }
@@ -301,7 +313,7 @@ _dest_options := {"tar": {"-C", "--directory"}, "unzip": {"-d"}}
 # custom:
 #   code: archive.extract_outside_workspace
 #   verdict: deny
-deny contains lib.reason(
+deny_for[base] contains lib.reason(
 	"archive.extract_outside_workspace", "deny", cmd, cmd.span,
 	sprintf("`%s`: extracts into %s, which is outside the workspace %s", [_text(cmd), input.cwd, input.roots.workspace]),
 	sprintf("extract inside the workspace: cd %s first, or tar -C DIR / unzip -d DIR with DIR under it", [input.roots.workspace]),
@@ -318,7 +330,7 @@ deny contains lib.reason(
 # custom:
 #   code: tar.remote_archive
 #   verdict: deny
-deny contains lib.reason(
+deny_for.tar contains lib.reason(
 	"tar.remote_archive", "deny", cmd, lib.arg_span(cmd, i),
 	sprintf("`%s`: %s names a remote archive, which tar reaches through a remote shell", [_text(cmd), value]),
 	"archives under the workspace, or --force-local for a file name with a colon",
@@ -349,7 +361,7 @@ _git_spec := lib.program_spec("git")
 # custom:
 #   code: git.subcommand
 #   verdict: deny
-deny contains lib.reason(
+deny_for.git contains lib.reason(
 	"git.subcommand", "deny", cmd, cmd.argv[sub.index].span,
 	sprintf("`%s`: git %s is not an allowed git command", [_text(cmd), sub.name]),
 	"git status, log, diff, show, add, commit, branch, ... (programs.git.subcommands)",
@@ -368,7 +380,7 @@ deny contains lib.reason(
 # custom:
 #   code: git.network
 #   verdict: deny
-deny contains lib.reason(
+deny_for.git contains lib.reason(
 	"git.network", "deny", cmd, cmd.argv[sub.index].span,
 	sprintf("`%s`: git %s reaches the network", [_text(cmd), sub.name]),
 	"local git commands in the workspace (status, log, diff, commit, ...); there is no network",
@@ -407,7 +419,7 @@ _url(a) if startswith(a, "--remote")
 # custom:
 #   code: git.config_injection
 #   verdict: deny
-deny contains lib.reason(
+deny_for.git contains lib.reason(
 	"git.config_injection", "deny", cmd, cmd.span,
 	sprintf("`%s`: sets git configuration, which can make git run programs (core.fsmonitor, core.pager, hooks, aliases)", [_text(cmd)]),
 	"git with its existing configuration; git config --get or --list to read it",
@@ -458,7 +470,7 @@ _git_config_writes(args) if {
 # custom:
 #   code: git.exec_path
 #   verdict: deny
-deny contains lib.reason(
+deny_for.git contains lib.reason(
 	"git.exec_path", "deny", cmd, cmd.span,
 	sprintf("`%s`: --exec-path makes git run its helper programs from another directory", [_text(cmd)]),
 	"git without --exec-path=DIR (git --exec-path alone prints it)",
@@ -477,7 +489,7 @@ deny contains lib.reason(
 # custom:
 #   code: git.exec
 #   verdict: deny
-deny contains lib.reason(
+deny_for.git contains lib.reason(
 	"git.exec", "deny", cmd, cmd.span,
 	sprintf("`%s`: makes git run another program (%s)", [_text(cmd), what]),
 	"git without options that run programs; run the program directly",
@@ -529,7 +541,7 @@ _git_exec_arg(_, a) := a if regex.match(`^(ext|fd)::`, a)
 # custom:
 #   code: git.outside_workspace
 #   verdict: deny
-deny contains lib.reason(
+deny_for.git contains lib.reason(
 	"git.outside_workspace", "deny", cmd, cmd.span,
 	sprintf("`%s`: the repository (%s) is outside the workspace %s", [_text(cmd), dir, input.roots.workspace]),
 	sprintf("git in %s (cd there, or git -C DIR with DIR under it)", [input.roots.workspace]),
@@ -587,7 +599,7 @@ deny contains lib.reason(
 # custom:
 #   code: git.destructive
 #   verdict: ask
-ask contains lib.reason(
+ask_for.git contains lib.reason(
 	"git.destructive", "ask", cmd, cmd.span,
 	sprintf("`%s`: discards changes that cannot be recovered", [_text(cmd)]),
 	"git status and git diff to see what would be lost, or git stash",
