@@ -14,10 +14,9 @@ import data.skillsh.profile
 
 # decision is {"decision": "allow" | "ask" | "deny", "reasons": [...],
 # "profile": {...}}; profile is left out when no rule chose one.
-decision := object.union(
-	{"decision": verdict, "reasons": reasons},
-	_profile_part,
-)
+decision := {"decision": verdict, "reasons": reasons, "profile": profile.profile} if {
+	count(profile.profile) > 0
+} else := {"decision": verdict, "reasons": reasons}
 
 # reasons are sorted: deny first, then ask; by command; by code.
 reasons := [x[5] | some x in sort([array.concat(_sort_key(r), [r]) | some r in _reasons])]
@@ -80,14 +79,13 @@ _malformed contains sprintf("command %d has no options fact, which the engine fi
 	not _options_wellformed(object.get(cmd, "options", null))
 }
 
+# startswith is undefined for anything but a string.
 _roots_wellformed if {
+	startswith(input.roots.workspace, "/")
 	is_array(input.roots.skills)
 	every s in input.roots.skills {
-		is_string(s)
 		startswith(s, "/")
 	}
-	is_string(input.roots.workspace)
-	startswith(input.roots.workspace, "/")
 }
 
 _options_wellformed(o) if {
@@ -119,11 +117,6 @@ _denied_commands contains r.command if {
 	some r in _judged
 	r.verdict == "deny"
 }
-
-_profile_part := {"profile": p} if {
-	p := profile.profile
-	count(p) > 0
-} else := {}
 
 # executables are the programs a jailed program may execute (the jail's
 # exec rules): the allowlist, the project's additions, and the helpers

@@ -23,9 +23,9 @@ profile := {k: max(vals) |
 	_configured
 } else := {}
 
-_configured if count(object.get(data.skillsh.profiles, "programs", {})) > 0
+_configured if data.skillsh.profiles.programs[_]
 
-_configured if count(object.get(data.skillsh.profiles, "scripts", [])) > 0
+_configured if data.skillsh.profiles.scripts[_]
 
 _configured if data.skillsh.layers.project.profiles
 

@@ -40,6 +40,16 @@ _allowed("external", cmd) if _runs_root_script(cmd)
 
 _allowed("dynamic", _) if lib.config.allow_dynamic_program
 
+# deny holds the reasons of the rules below: those about every command,
+# written as deny contains ..., and those about one program or builtin,
+# written as deny_for.NAME contains ... (or deny_for[name] for names from a
+# list). Only the names in the input are looked up, so a command meets its
+# own program's rules and no others.
+deny contains r if {
+	some base, _ in facts.by_base
+	some r in deny_for[base]
+}
+
 # A bare name is found through the jail's PATH; a name with a slash must be
 # in a system directory.
 _trusted_location(cmd) if not contains(cmd.name, "/")
@@ -110,14 +120,14 @@ deny contains lib.reason(
 # custom:
 #   code: network.program
 #   verdict: deny
-deny contains lib.reason(
+deny_for[base] contains lib.reason(
 	"network.program", "deny", cmd, cmd.argv[0].span,
 	sprintf("`%s`: %s reaches the network, which commands may not use", [_text(cmd), cmd.base]),
 	"work with files under the skills tree and the workspace; there is no network",
 ) if {
-	some cmd in input.commands
+	data.skillsh.network_programs[base]
+	some cmd in facts.by_base[base]
 	cmd.kind in {"external", "builtin"}
-	data.skillsh.network_programs[cmd.base]
 }
 
 # METADATA
@@ -128,14 +138,14 @@ deny contains lib.reason(
 # custom:
 #   code: privilege.program
 #   verdict: deny
-deny contains lib.reason(
+deny_for[base] contains lib.reason(
 	"privilege.program", "deny", cmd, cmd.argv[0].span,
 	sprintf("`%s`: %s changes privileges, namespaces or ownership", [_text(cmd), cmd.base]),
 	"run commands as the session user, without sudo, su, chroot or similar",
 ) if {
-	some cmd in input.commands
+	data.skillsh.privilege_programs[base]
+	some cmd in facts.by_base[base]
 	cmd.kind in {"external", "builtin"}
-	data.skillsh.privilege_programs[cmd.base]
 }
 
 # METADATA
@@ -146,14 +156,14 @@ deny contains lib.reason(
 # custom:
 #   code: program.interactive
 #   verdict: deny
-deny contains lib.reason(
+deny_for[base] contains lib.reason(
 	"program.interactive", "deny", cmd, cmd.argv[0].span,
 	sprintf("`%s`: %s is interactive and can run shell commands", [_text(cmd), cmd.base]),
 	"cat, head, tail, sed -n '1,20p' or grep to read files; sed -i or a script to edit them",
 ) if {
-	some cmd in input.commands
+	data.skillsh.interactive_programs[base]
+	some cmd in facts.by_base[base]
 	cmd.kind in {"external", "builtin"}
-	data.skillsh.interactive_programs[cmd.base]
 }
 
 # METADATA
@@ -311,14 +321,14 @@ deny contains lib.reason(
 # custom:
 #   code: cd.outside_roots
 #   verdict: deny
-deny contains lib.reason(
+deny_for[base] contains lib.reason(
 	"cd.outside_roots", "deny", cmd, lib.arg_span(cmd, p.arg),
 	sprintf("`%s`: %s is outside %s", [_text(cmd), p.resolved, lib.roots_text(input.roots)]),
 	sprintf("cd within %s", [lib.roots_text(input.roots)]),
 ) if {
-	some cmd in input.commands
+	some base in {"cd", "pushd"}
+	some cmd in facts.by_base[base]
 	cmd.kind == "builtin"
-	cmd.base in {"cd", "pushd"}
 	some p in cmd.paths
 	p.arg > 0
 	not p.dynamic
@@ -368,18 +378,23 @@ _assigned contains {"command": cmd.index, "name": a.name, "span": a.span} if {
 	some a in cmd.assigns
 }
 
-_assigned contains {"command": cmd.index, "name": name, "span": w.span} if {
-	some cmd in input.commands
-	cmd.base in {"env", "export", "declare", "typeset", "local", "readonly", "let"}
+_assigned contains a if {
+	some base, _ in facts.by_base
+	some a in _assigned_by[base]
+}
+
+_assigned_by[base] contains {"command": cmd.index, "name": name, "span": w.span} if {
+	some base in {"env", "export", "declare", "typeset", "local", "readonly", "let"}
+	some cmd in facts.by_base[base]
 	some w in cmd.argv
 	not w.dynamic
 	name := regex.find_all_string_submatch_n(`^([A-Za-z_][A-Za-z0-9_]*)(\[[^]]*\])?\+?=`, w.value, 1)[0][1]
 }
 
-_assigned contains {"command": cmd.index, "name": w.value, "span": w.span} if {
-	some cmd in input.commands
+_assigned_by[base] contains {"command": cmd.index, "name": w.value, "span": w.span} if {
+	some base in {"read", "mapfile", "readarray", "getopts", "printf", "unset", "declare", "typeset", "local", "readonly", "export", "let"}
+	some cmd in facts.by_base[base]
 	cmd.kind == "builtin"
-	cmd.base in {"read", "mapfile", "readarray", "getopts", "printf", "unset", "declare", "typeset", "local", "readonly", "export", "let"}
 	some i, w in cmd.argv
 	i > 0
 	not w.dynamic
@@ -437,14 +452,13 @@ deny contains lib.reason(
 # custom:
 #   code: builtin.alias
 #   verdict: deny
-deny contains lib.reason(
+deny_for.alias contains lib.reason(
 	"builtin.alias", "deny", cmd, w.span,
 	sprintf("`%s`: aliases make a command name run something else", [_text(cmd)]),
 	"write the command out in full, or define a function",
 ) if {
-	some cmd in input.commands
+	some cmd in facts.by_base.alias
 	cmd.kind == "builtin"
-	cmd.base == "alias"
 	some i, w in cmd.argv
 	i > 0
 	_defines_alias(w)
@@ -460,14 +474,13 @@ _defines_alias(w) if contains(w.value, "=")
 # custom:
 #   code: builtin.hash_path
 #   verdict: deny
-deny contains lib.reason(
+deny_for.hash contains lib.reason(
 	"builtin.hash_path", "deny", cmd, cmd.span,
 	sprintf("`%s`: hash -p makes a command name run another file", [_text(cmd)]),
 	"hash without -p, or run the program by its path",
 ) if {
-	some cmd in input.commands
+	some cmd in facts.by_base.hash
 	cmd.kind == "builtin"
-	cmd.base == "hash"
 	"-p" in cmd.options.names
 }
 
@@ -477,14 +490,13 @@ deny contains lib.reason(
 # custom:
 #   code: builtin.enable
 #   verdict: deny
-deny contains lib.reason(
+deny_for.enable contains lib.reason(
 	"builtin.enable", "deny", cmd, cmd.span,
 	sprintf("`%s`: enable loads or hides shell builtins", [_text(cmd)]),
 	"the builtins as they are (enable with no options lists them)",
 ) if {
-	some cmd in input.commands
+	some cmd in facts.by_base.enable
 	cmd.kind == "builtin"
-	cmd.base == "enable"
 	some o in cmd.options.names
 	o in {"-f", "-d", "-n"}
 }
@@ -495,14 +507,13 @@ deny contains lib.reason(
 # custom:
 #   code: builtin.trap
 #   verdict: deny
-deny contains lib.reason(
+deny_for.trap contains lib.reason(
 	"builtin.trap", "deny", cmd, cmd.span,
 	sprintf("`%s`: trap runs code later, when a signal arrives", [_text(cmd)]),
 	"trap -l, trap -p, or trap - SIGNAL to reset; run cleanup commands directly",
 ) if {
-	some cmd in input.commands
+	some cmd in facts.by_base.trap
 	cmd.kind == "builtin"
-	cmd.base == "trap"
 	count(cmd.options.operands) > 1
 	first := cmd.argv[cmd.options.operands[0]]
 	_trap_code(first)
