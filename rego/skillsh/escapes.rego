@@ -12,17 +12,17 @@ _text(cmd) := lib.command_text(cmd, input.command)
 
 # deny and ask hold the reasons of the rules below: those about every
 # command, written as deny or ask contains ..., and those about one
-# program, written as deny_for.NAME or ask_for.NAME contains ... (or
-# deny_for[name] for a few names). Only the programs in the input are
-# looked up, so a command meets its own program's rules and no others.
+# program, written as deny_for.NAME or ask_for.NAME contains .... Only the
+# programs in the input are looked up, so a command meets its own
+# program's rules and no others.
 deny contains r if {
-	some base, _ in facts.by_base
-	some r in deny_for[base]
+	some cmd in input.commands
+	some r in deny_for[cmd.base]
 }
 
 ask contains r if {
-	some base, _ in facts.by_base
-	some r in ask_for[base]
+	some cmd in input.commands
+	some r in ask_for[cmd.base]
 }
 
 # METADATA
@@ -126,8 +126,8 @@ ask contains lib.reason(
 	"confirm the command, or do without it",
 ) if {
 	some cmd in input.commands
-	cmd.kind == "external"
 	why := _config.ask.programs[cmd.base]
+	cmd.kind == "external"
 }
 
 # sed: the scripts of a sed command, from its operand or -e/--expression.
@@ -249,13 +249,13 @@ _awk_bad_token(t) if startswith(t, "system")
 # custom:
 #   code: awk.system
 #   verdict: deny
-deny_for[base] contains lib.reason(
+deny contains lib.reason(
 	"awk.system", "deny", cmd, cmd.span,
 	sprintf("`%s`: the awk program runs commands (system(), a pipe, or @load)", [_text(cmd)]),
 	"awk programs that only read their input and print; pipe the output in the shell instead",
 ) if {
-	some base in _awk_bases
-	some cmd in facts.by_base[base]
+	some cmd in input.commands
+	cmd.base in _awk_bases
 	some prog in _awk_programs(cmd)
 	_awk_runs(prog)
 }
@@ -266,13 +266,13 @@ deny_for[base] contains lib.reason(
 # custom:
 #   code: network.awk_inet
 #   verdict: deny
-deny_for[base] contains lib.reason(
+deny contains lib.reason(
 	"network.awk_inet", "deny", cmd, cmd.span,
 	sprintf("`%s`: the awk program opens a network connection (/inet)", [_text(cmd)]),
 	"work with files under the skills tree and the workspace; there is no network",
 ) if {
-	some base in _awk_bases
-	some cmd in facts.by_base[base]
+	some cmd in input.commands
+	cmd.base in _awk_bases
 	some prog in _awk_programs(cmd)
 	regex.match(`/inet[46]?/`, prog)
 }
@@ -313,13 +313,14 @@ _dest_options := {"tar": {"-C", "--directory"}, "unzip": {"-d"}}
 # custom:
 #   code: archive.extract_outside_workspace
 #   verdict: deny
-deny_for[base] contains lib.reason(
+deny contains lib.reason(
 	"archive.extract_outside_workspace", "deny", cmd, cmd.span,
 	sprintf("`%s`: extracts into %s, which is outside the workspace %s", [_text(cmd), input.cwd, input.roots.workspace]),
 	sprintf("extract inside the workspace: cd %s first, or tar -C DIR / unzip -d DIR with DIR under it", [input.roots.workspace]),
 ) if {
-	some base in {"tar", "unzip"}
-	some cmd in facts.by_base[base]
+	some cmd in input.commands
+	base := cmd.base
+	base in {"tar", "unzip"}
 	_extracts(cmd)
 	not _extract_dest_ok(cmd, _dest_options[base])
 }
@@ -682,8 +683,8 @@ deny contains lib.reason(
 	sprintf("`%s`: runs inline %s code, which cannot be checked", [_text(cmd), cmd.base]),
 	sprintf("write the code to a file under %s and run it: %s %s/script", [input.roots.workspace, cmd.base, input.roots.workspace]),
 ) if {
-	not _config.allow_inline_code
 	some cmd in _interpreters
+	not _config.allow_inline_code
 	_inline_given(cmd)
 	_inline_hidden(cmd)
 }
@@ -712,8 +713,8 @@ deny contains lib.reason(
 	sprintf("`%s`: %s would run code read from standard input, which cannot be checked", [_text(cmd), cmd.base]),
 	sprintf("run a script file: %s /skills/.../script or %s %s/script", [cmd.base, cmd.base, input.roots.workspace]),
 ) if {
-	not _config.allow_inline_code
 	some cmd in _interpreters
+	not _config.allow_inline_code
 	not _inline_given(cmd)
 	not _module_given(cmd)
 	not _version_only(cmd)

@@ -69,10 +69,10 @@ by_base := {base: cmds |
 # sed's script) are left out.
 arg_paths contains {"command": cmd.index, "path": p, "access": access} if {
 	some cmd in input.commands
-	s := spec[cmd.index]
-	not s.text
 	some p in cmd.paths
 	p.arg > 0
+	s := spec[cmd.index]
+	not s.text
 	access := _access(cmd, s, parsed[cmd.index], p.arg)
 	access != "skip"
 }

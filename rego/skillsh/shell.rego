@@ -42,12 +42,11 @@ _allowed("dynamic", _) if lib.config.allow_dynamic_program
 
 # deny holds the reasons of the rules below: those about every command,
 # written as deny contains ..., and those about one program or builtin,
-# written as deny_for.NAME contains ... (or deny_for[name] for names from a
-# list). Only the names in the input are looked up, so a command meets its
-# own program's rules and no others.
+# written as deny_for.NAME contains .... Only the names in the input are
+# looked up, so a command meets its own program's rules and no others.
 deny contains r if {
-	some base, _ in facts.by_base
-	some r in deny_for[base]
+	some cmd in input.commands
+	some r in deny_for[cmd.base]
 }
 
 # A bare name is found through the jail's PATH; a name with a slash must be
@@ -120,13 +119,13 @@ deny contains lib.reason(
 # custom:
 #   code: network.program
 #   verdict: deny
-deny_for[base] contains lib.reason(
+deny contains lib.reason(
 	"network.program", "deny", cmd, cmd.argv[0].span,
 	sprintf("`%s`: %s reaches the network, which commands may not use", [_text(cmd), cmd.base]),
 	"work with files under the skills tree and the workspace; there is no network",
 ) if {
-	data.skillsh.network_programs[base]
-	some cmd in facts.by_base[base]
+	some cmd in input.commands
+	data.skillsh.network_programs[cmd.base]
 	cmd.kind in {"external", "builtin"}
 }
 
@@ -138,13 +137,13 @@ deny_for[base] contains lib.reason(
 # custom:
 #   code: privilege.program
 #   verdict: deny
-deny_for[base] contains lib.reason(
+deny contains lib.reason(
 	"privilege.program", "deny", cmd, cmd.argv[0].span,
 	sprintf("`%s`: %s changes privileges, namespaces or ownership", [_text(cmd), cmd.base]),
 	"run commands as the session user, without sudo, su, chroot or similar",
 ) if {
-	data.skillsh.privilege_programs[base]
-	some cmd in facts.by_base[base]
+	some cmd in input.commands
+	data.skillsh.privilege_programs[cmd.base]
 	cmd.kind in {"external", "builtin"}
 }
 
@@ -156,13 +155,13 @@ deny_for[base] contains lib.reason(
 # custom:
 #   code: program.interactive
 #   verdict: deny
-deny_for[base] contains lib.reason(
+deny contains lib.reason(
 	"program.interactive", "deny", cmd, cmd.argv[0].span,
 	sprintf("`%s`: %s is interactive and can run shell commands", [_text(cmd), cmd.base]),
 	"cat, head, tail, sed -n '1,20p' or grep to read files; sed -i or a script to edit them",
 ) if {
-	data.skillsh.interactive_programs[base]
-	some cmd in facts.by_base[base]
+	some cmd in input.commands
+	data.skillsh.interactive_programs[cmd.base]
 	cmd.kind in {"external", "builtin"}
 }
 
@@ -321,13 +320,13 @@ deny contains lib.reason(
 # custom:
 #   code: cd.outside_roots
 #   verdict: deny
-deny_for[base] contains lib.reason(
+deny contains lib.reason(
 	"cd.outside_roots", "deny", cmd, lib.arg_span(cmd, p.arg),
 	sprintf("`%s`: %s is outside %s", [_text(cmd), p.resolved, lib.roots_text(input.roots)]),
 	sprintf("cd within %s", [lib.roots_text(input.roots)]),
 ) if {
-	some base in {"cd", "pushd"}
-	some cmd in facts.by_base[base]
+	some cmd in input.commands
+	cmd.base in {"cd", "pushd"}
 	cmd.kind == "builtin"
 	some p in cmd.paths
 	p.arg > 0
@@ -378,22 +377,17 @@ _assigned contains {"command": cmd.index, "name": a.name, "span": a.span} if {
 	some a in cmd.assigns
 }
 
-_assigned contains a if {
-	some base, _ in facts.by_base
-	some a in _assigned_by[base]
-}
-
-_assigned_by[base] contains {"command": cmd.index, "name": name, "span": w.span} if {
-	some base in {"env", "export", "declare", "typeset", "local", "readonly", "let"}
-	some cmd in facts.by_base[base]
+_assigned contains {"command": cmd.index, "name": name, "span": w.span} if {
+	some cmd in input.commands
+	cmd.base in {"env", "export", "declare", "typeset", "local", "readonly", "let"}
 	some w in cmd.argv
 	not w.dynamic
 	name := regex.find_all_string_submatch_n(`^([A-Za-z_][A-Za-z0-9_]*)(\[[^]]*\])?\+?=`, w.value, 1)[0][1]
 }
 
-_assigned_by[base] contains {"command": cmd.index, "name": w.value, "span": w.span} if {
-	some base in {"read", "mapfile", "readarray", "getopts", "printf", "unset", "declare", "typeset", "local", "readonly", "export", "let"}
-	some cmd in facts.by_base[base]
+_assigned contains {"command": cmd.index, "name": w.value, "span": w.span} if {
+	some cmd in input.commands
+	cmd.base in {"read", "mapfile", "readarray", "getopts", "printf", "unset", "declare", "typeset", "local", "readonly", "export", "let"}
 	cmd.kind == "builtin"
 	some i, w in cmd.argv
 	i > 0
