@@ -8,7 +8,10 @@ package skillsh.lib
 
 # Configuration: the default data, then the project layer's, then the
 # organisation's (which wins).
-config := object.union(object.union(data.skillsh.config, _project_config), _org_config)
+config := data.skillsh.config if {
+	not data.skillsh.layers.project.config
+	not data.skillsh.layers.org.config
+} else := object.union(object.union(data.skillsh.config, _project_config), _org_config)
 
 default _project_config := {}
 

@@ -70,7 +70,19 @@ _fallback contains lib.reason(
 	"input.malformed", "deny", {"index": -1}, {"start": 0, "end": 0, "line": 0, "col": 0},
 	sprintf("the policy input is malformed (%s), so nothing is judged safe", [why]),
 	"nothing until the caller sends a well-formed input (docs/policy-input.md)",
-) if some why in _malformed
+) if {
+	not _wellformed
+	some why in _malformed
+}
+
+# _wellformed is the quick check that nothing is malformed; _malformed says
+# what is, and is evaluated only when something is.
+_wellformed if {
+	_roots_wellformed
+	every cmd in input.commands {
+		_options_wellformed(cmd.options)
+	}
+}
 
 _malformed contains "roots.skills must be a list of paths, roots.workspace a path" if not _roots_wellformed
 

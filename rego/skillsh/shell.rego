@@ -10,17 +10,12 @@ package skillsh.shell
 import data.skillsh.facts
 import data.skillsh.lib
 
-# allowed is the set of command indices some rule allows; unallowed the
-# rest. A command that no rule allows is denied by skillsh.main, with the
-# reason of a rule below when one explains it.
-allowed contains cmd.index if {
-	some cmd in input.commands
-	_allowed(cmd.kind, cmd)
-}
-
+# unallowed is the set of command indices no rule allows. Such a command
+# is denied by skillsh.main, with the reason of a rule below when one
+# explains it.
 unallowed contains cmd.index if {
 	some cmd in input.commands
-	not cmd.index in allowed
+	not _allowed(cmd.kind, cmd)
 }
 
 # _allowed(kind, cmd) is looked up by the command's kind: OPA indexes the
