@@ -73,7 +73,7 @@ arg_paths contains {"command": cmd.index, "path": p, "access": access} if {
 	p.arg > 0
 	s := spec[cmd.index]
 	not s.text
-	access := _access(cmd, s, parsed[cmd.index], p.arg)
+	access := _access(cmd, s, p.arg)
 	access != "skip"
 }
 
@@ -85,11 +85,24 @@ redirect_paths contains {"command": cmd.index, "redirect": r, "path": r.path, "a
 	r.path
 }
 
-_access(cmd, s, parsed, i) := "skip" if {
-	_skip(cmd, s, parsed, i)
+# _access(cmd, s, i) is how the program with allowlist entry s uses its
+# argument i: "skip" (text, or a command judged on its own), "write" or
+# "read". An entry with no other keys than _reader_keys only reads, which
+# is decided without looking at the options; any other key (one that
+# _skip or _write reads, or a new one) takes the long way.
+_access(cmd, s, i) := "read" if {
+	count(object.keys(s) - _reader_keys) == 0
+} else := "skip" if {
+	_skip(cmd, s, parsed[cmd.index], i)
 } else := "write" if {
-	_write(cmd, s, parsed, i)
+	_write(cmd, s, parsed[cmd.index], i)
 } else := "read"
+
+_reader_keys := {
+	"short_args", "long_args", "optional_args", "flags", "posix", "abbrev", "deny_options",
+	"interpreter", "inline_options", "module_options", "shell", "subcommands",
+	"network_subcommands", "zip", "unzip", "git", "sed", "awk", "dd",
+}
 
 # An option whose argument is text.
 _skip(_, s, parsed, i) if {
