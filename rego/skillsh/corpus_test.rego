@@ -16525,6 +16525,230 @@ cases := {
 			},
 		},
 	},
+	"dd if=./a.bin of=/skills-root/csv-summary/x.bin": {
+		"decision": "deny",
+		"codes": [
+			"path.write_outside_workspace",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "dd if=./a.bin of=/skills-root/csv-summary/x.bin",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "dd",
+					"base": "dd",
+					"kind": "external",
+					"program": "/usr/bin/dd",
+					"argv": [
+						{
+							"value": "dd",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 2,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "if=./a.bin",
+							"dynamic": false,
+							"span": {
+								"start": 3,
+								"end": 13,
+								"line": 1,
+								"col": 4,
+							},
+						},
+						{
+							"value": "of=/skills-root/csv-summary/x.bin",
+							"dynamic": false,
+							"span": {
+								"start": 14,
+								"end": 47,
+								"line": 1,
+								"col": 15,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "./a.bin",
+							"resolved": "/ws/a.bin",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+						{
+							"arg": 2,
+							"value": "/skills-root/csv-summary/x.bin",
+							"resolved": "/skills-root/csv-summary/x.bin",
+							"root": "skills",
+							"root_dir": "/skills-root",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 47,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"dd if=/skills-root/csv-summary/SKILL.md of=./copy.md": {
+		"decision": "allow",
+		"codes": [],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "dd if=/skills-root/csv-summary/SKILL.md of=./copy.md",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "dd",
+					"base": "dd",
+					"kind": "external",
+					"program": "/usr/bin/dd",
+					"argv": [
+						{
+							"value": "dd",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 2,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "if=/skills-root/csv-summary/SKILL.md",
+							"dynamic": false,
+							"span": {
+								"start": 3,
+								"end": 39,
+								"line": 1,
+								"col": 4,
+							},
+						},
+						{
+							"value": "of=./copy.md",
+							"dynamic": false,
+							"span": {
+								"start": 40,
+								"end": 52,
+								"line": 1,
+								"col": 41,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "/skills-root/csv-summary/SKILL.md",
+							"resolved": "/skills-root/csv-summary/SKILL.md",
+							"root": "skills",
+							"root_dir": "/skills-root",
+							"exists": true,
+						},
+						{
+							"arg": 2,
+							"value": "./copy.md",
+							"resolved": "/ws/copy.md",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 52,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"declare -x BASH_ENV=./x": {
 		"decision": "deny",
 		"codes": [

@@ -101,7 +101,7 @@ _access(cmd, s, i) := "read" if {
 _reader_keys := {
 	"short_args", "long_args", "optional_args", "flags", "posix", "abbrev", "deny_options",
 	"interpreter", "inline_options", "module_options", "shell", "subcommands",
-	"network_subcommands", "zip", "unzip", "git", "sed", "awk", "dd",
+	"network_subcommands", "zip", "unzip", "git", "sed", "awk",
 }
 
 # An option whose argument is text.
@@ -156,6 +156,12 @@ _write(cmd, s, _, i) if {
 _write(_, s, parsed, i) if {
 	s.first_write
 	i == parsed.operands[0]
+}
+
+# dd writes the file of its of= operand.
+_write(cmd, s, _, i) if {
+	s.dd
+	startswith(cmd.argv[i].value, "of=")
 }
 
 # tar writes its archive (-f) when it creates or appends to one.
