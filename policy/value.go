@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"strings"
+
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
@@ -28,8 +30,28 @@ func inputValue(in *Input) (ast.Value, error) {
 }
 
 func put(obj ast.Object, key string, value *ast.Term) {
-	obj.Insert(ast.InternedTerm(key), value)
+	k, ok := keyTerms[key]
+	if !ok {
+		k = ast.StringTerm(key)
+	}
+	obj.Insert(k, value)
 }
+
+// keyTerms holds one term per field name of the input, made once: a key
+// term per field and object was a third of the allocations of inputValue.
+// It is only read after init, so it is safe for concurrent use.
+var keyTerms = func() map[string]*ast.Term {
+	m := map[string]*ast.Term{}
+	for _, k := range strings.Fields(`access allowed_tools arg args argv arithmetic array
+		assignments assigns attached background base cmdsubst col command commands context
+		coproc cwd dir dynamic end env eval exists expansions fd features functions glob
+		heredoc home index kind line location name names op opaque operands options parent
+		path paths phase pipeline procsubst program protections redirects resolved root
+		root_dir roots session skills span start subshell value version workspace wrapper`) {
+		m[k] = ast.StringTerm(k)
+	}
+	return m
+}()
 
 // listTerm is an array of the elements' terms; null for a nil slice, as
 // encoding/json writes it.
