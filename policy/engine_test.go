@@ -144,21 +144,31 @@ func BenchmarkBuild(b *testing.B) {
 	}
 }
 
-// BenchmarkDecide measures one decision of the default policy for a
-// typical command, input conversion included.
+// BenchmarkDecide measures one decision of the default policy for typical
+// commands (a listing, reading a skill's file, a two-command pipeline),
+// with the input's conversion to a Rego value and the decoding of the
+// answer.
 func BenchmarkDecide(b *testing.B) {
 	e := engine(b)
-	src := "cat ~/data.csv | head -n 5"
-	file, err := syntax.NewParser().Parse(strings.NewReader(src), "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	facts := &Facts{Cwd: "/tmp", Roots: Roots{Workspace: "/tmp"}, Session: Session{Home: "/tmp"}}
-	in := Build(src, file, facts)
+	facts := &Facts{Cwd: "/tmp", Roots: Roots{Skills: []string{"/skills"}, Workspace: "/tmp"}, Session: Session{Home: "/tmp"}}
 	ctx := context.Background()
-	for b.Loop() {
-		if _, err := e.Decide(ctx, in); err != nil {
+	for _, c := range []struct{ name, src string }{
+		{"list", "ls"},
+		{"read", "cat /skills/pdf/SKILL.md"},
+		{"pipeline", "cat ~/data.csv | head -n 5"},
+	} {
+		src := c.src
+		file, err := syntax.NewParser().Parse(strings.NewReader(src), "")
+		if err != nil {
 			b.Fatal(err)
 		}
+		in := Build(src, file, facts)
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if d, err := e.Decide(ctx, in); err != nil || d.Verdict != Allow {
+					b.Fatalf("%s: %v %v", src, d, err)
+				}
+			}
+		})
 	}
 }
