@@ -87,21 +87,32 @@ redirect_paths contains {"command": cmd.index, "redirect": r, "path": r.path, "a
 
 # _access(cmd, s, i) is how the program with allowlist entry s uses its
 # argument i: "skip" (text, or a command judged on its own), "write" or
-# "read". An entry with no other keys than _reader_keys only reads, which
-# is decided without looking at the options; any other key (one that
-# _skip or _write reads, or a new one) takes the long way.
+# "read". An argument that no option takes, of a program whose entry has
+# no other keys than _operand_reader_keys, is read: that is decided without
+# the parsed options. Any other key (one that _skip or _write reads for
+# operands, or a new one) takes the long way.
 _access(cmd, s, i) := "read" if {
-	count(object.keys(s) - _reader_keys) == 0
+	count(object.keys(s) - _operand_reader_keys) == 0
+	not _option_argument(cmd, i)
 } else := "skip" if {
 	_skip(cmd, s, parsed[cmd.index], i)
 } else := "write" if {
 	_write(cmd, s, parsed[cmd.index], i)
 } else := "read"
 
-_reader_keys := {
+# The keys that do not change how a program uses an operand: the option
+# grammar, the options whose arguments are text or written (which concern
+# option arguments only), and the markers other rules read.
+_operand_reader_keys := {
 	"short_args", "long_args", "optional_args", "flags", "posix", "abbrev", "deny_options",
-	"interpreter", "inline_options", "module_options", "shell", "subcommands",
-	"network_subcommands", "zip", "unzip", "git", "sed", "awk",
+	"text_options", "write_options", "target_options", "interpreter", "inline_options",
+	"module_options", "shell", "subcommands", "network_subcommands", "zip", "unzip", "git",
+	"sed", "awk", "cd",
+}
+
+_option_argument(cmd, i) if {
+	some a in cmd.options.args
+	a.arg == i
 }
 
 # An option whose argument is text.
