@@ -319,10 +319,9 @@ deny contains lib.reason(
 	sprintf("extract inside the workspace: cd %s first, or tar -C DIR / unzip -d DIR with DIR under it", [input.roots.workspace]),
 ) if {
 	some cmd in input.commands
-	base := cmd.base
-	base in {"tar", "unzip"}
+	dest_options := _dest_options[cmd.base]
 	_extracts(cmd)
-	not _extract_dest_ok(cmd, _dest_options[base])
+	not _extract_dest_ok(cmd, dest_options)
 }
 
 # METADATA

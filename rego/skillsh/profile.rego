@@ -23,9 +23,9 @@ profile := {k: max(vals) |
 	_configured
 } else := {}
 
-_configured if data.skillsh.profiles.programs[_]
+_configured if some _ in data.skillsh.profiles.programs
 
-_configured if data.skillsh.profiles.scripts[_]
+_configured if some _ in data.skillsh.profiles.scripts
 
 _configured if data.skillsh.layers.project.profiles
 
