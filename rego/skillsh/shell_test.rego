@@ -141,6 +141,9 @@ test_malformed_roots_deny if {
 		{"workspace": "/ws"},
 		{"skills": ["/skills-root"], "workspace": 3},
 		{"skills": ["relative"], "workspace": "/ws"},
+		{"skills": [3], "workspace": "/ws"},
+		{"skills": "/skills-root", "workspace": "/ws"},
+		{"skills": {"a": "/skills-root"}, "workspace": "/ws"},
 	] {
 		d := object.union(object.remove(fx.doc(["ls"]), ["roots"]), {"roots": roots})
 		"input.malformed" in codes(d)
