@@ -583,11 +583,21 @@ deny contains lib.reason(
 	sprintf("`%s`: writes %s inside a .git directory", [_text(cmd), f.path.resolved]),
 	"change a repository through git commands; .git/hooks and .git/config are off limits",
 ) if {
-	some f in (facts.arg_paths | {f | some r in facts.redirect_paths; r.access in {"write", "readwrite"}; f := object.union(r, {"access": "write"})})
-	f.access == "write"
+	some f in _writes
 	regex.match(`(^|/)\.git(/|$)`, f.path.resolved)
 	cmd := input.commands[f.command]
 	cmd.base != "git"
+}
+
+# _writes are the paths commands write: arguments and redirections.
+_writes contains f if {
+	some f in facts.arg_paths
+	f.access == "write"
+}
+
+_writes contains f if {
+	some f in facts.redirect_paths
+	f.access in {"write", "readwrite"}
 }
 
 # METADATA
@@ -650,22 +660,22 @@ _interpreters contains cmd if {
 	facts.spec[cmd.index].interpreter
 }
 
+# An interpreter's options and operands are the engine's parsed ones
+# (cmd.options): tar's and zip's quirks (facts.options) do not apply.
 _inline_given(cmd) if {
 	some o in facts.spec[cmd.index].inline_options
-	o in facts.options[cmd.index]
+	o in cmd.options.names
 }
 
 _module_given(cmd) if {
 	some o in object.get(facts.spec[cmd.index], "module_options", [])
-	o in facts.options[cmd.index]
+	o in cmd.options.names
 }
 
 _version_only(cmd) if {
-	some o in facts.options[cmd.index]
+	some o in cmd.options.names
 	o in {"-V", "--version", "-h", "--help"}
 }
-
-_script(cmd) := facts.parsed[cmd.index].operands[0]
 
 # METADATA
 # title: Inline interpreter code
@@ -713,18 +723,18 @@ deny contains lib.reason(
 	sprintf("run a script file: %s /skills/.../script or %s %s/script", [cmd.base, cmd.base, input.roots.workspace]),
 ) if {
 	some cmd in _interpreters
+	_reads_stdin(cmd)
 	not _config.allow_inline_code
 	not _inline_given(cmd)
 	not _module_given(cmd)
 	not _version_only(cmd)
-	_reads_stdin(cmd)
 }
 
-_reads_stdin(cmd) if count(facts.parsed[cmd.index].operands) == 0
+_reads_stdin(cmd) if count(cmd.options.operands) == 0
 
-_reads_stdin(cmd) if cmd.argv[_script(cmd)].value == "-"
+_reads_stdin(cmd) if cmd.argv[cmd.options.operands[0]].value == "-"
 
-_reads_stdin(cmd) if "-s" in facts.options[cmd.index]
+_reads_stdin(cmd) if "-s" in cmd.options.names
 
 # METADATA
 # title: Python module not allowed

@@ -238,8 +238,8 @@ deny contains lib.reason(
 	lib.read_allowed_text(input.roots),
 ) if {
 	some f in facts.arg_paths
-	_judged(f.path)
 	not _in_roots(f.path)
+	_judged(f.path)
 	cmd := input.commands[f.command]
 	not cmd.base in {"cd", "pushd"}
 }
