@@ -145,7 +145,8 @@ func BenchmarkBuild(b *testing.B) {
 }
 
 // BenchmarkDecide measures one decision of the default policy for typical
-// commands (a listing, reading a skill's file, a two-command pipeline),
+// commands (a listing, reading a skill's file, running a skill's script, a
+// two-command pipeline),
 // with the input's conversion to a Rego value and the decoding of the
 // answer.
 func BenchmarkDecide(b *testing.B) {
@@ -155,6 +156,7 @@ func BenchmarkDecide(b *testing.B) {
 	for _, c := range []struct{ name, src string }{
 		{"list", "ls"},
 		{"read", "cat /skills/pdf/SKILL.md"},
+		{"script", "python3 /skills/pdf/scripts/extract.py ./in.pdf"},
 		{"pipeline", "cat ~/data.csv | head -n 5"},
 	} {
 		src := c.src
