@@ -4,11 +4,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/skillsh/skillsh/internal/testenv"
 )
 
 // defaultEngine is the embedded default policy, prepared once for the
@@ -85,6 +88,34 @@ func TestEngineRuleLocations(t *testing.T) {
 		if loc := e.Rule(code); !strings.HasPrefix(loc, "rego/skillsh/") || !strings.Contains(loc, ".rego:") {
 			t.Errorf("rule %s at %q", code, loc)
 		}
+	}
+}
+
+// TestDocsRuleLocations: every "rule CODE at FILE:LINE" that the README
+// and the docs show is where the rule really is.
+func TestDocsRuleLocations(t *testing.T) {
+	t.Parallel()
+	e := engine(t)
+	mention := regexp.MustCompile(`rule ([a-z_]+\.[a-z_.]+) at (rego/[a-z_/]+\.rego:[0-9]+)`)
+	files, err := filepath.Glob(filepath.Join(testenv.RepoRoot(), "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, name := range append(files, filepath.Join(testenv.RepoRoot(), "README.md")) {
+		text, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mention.FindAllStringSubmatch(string(text), -1) {
+			found++
+			if got := e.Rule(m[1]); got != m[2] {
+				t.Errorf("%s shows rule %s at %s; it is at %q", filepath.Base(name), m[1], m[2], got)
+			}
+		}
+	}
+	if found == 0 {
+		t.Error("no rule locations found in the README and docs; the pattern is out of date")
 	}
 }
 
