@@ -13,8 +13,15 @@ import data.skillsh.lib
 import data.skillsh.profile
 
 # decision is {"decision": "allow" | "ask" | "deny", "reasons": [...],
-# "profile": {...}}; profile is left out when no rule chose one.
-decision := {"decision": verdict, "reasons": reasons, "profile": profile.profile} if {
+# "profile": {...}}; profile is left out when no rule chose one. The first
+# body is the plain allow: no layer's rule gave a reason, the input is well
+# formed and every command is allowed, so there is nothing to sort or weigh.
+decision := {"decision": "allow", "reasons": []} if {
+	count(_judged) == 0
+	_wellformed
+	count(data.skillsh.shell.unallowed) == 0
+	count(profile.profile) == 0
+} else := {"decision": verdict, "reasons": reasons, "profile": profile.profile} if {
 	count(profile.profile) > 0
 } else := {"decision": verdict, "reasons": reasons}
 
@@ -79,9 +86,10 @@ _fallback contains lib.reason(
 # what is, and is evaluated only when something is.
 _wellformed if {
 	_roots_wellformed
-	every cmd in input.commands {
+	count([1 |
+		some cmd in input.commands
 		_options_wellformed(cmd.options)
-	}
+	]) == count(input.commands)
 }
 
 _malformed contains "roots.skills must be a list of paths, roots.workspace a path" if not _roots_wellformed
@@ -95,9 +103,7 @@ _malformed contains sprintf("command %d has no options fact, which the engine fi
 _roots_wellformed if {
 	startswith(input.roots.workspace, "/")
 	is_array(input.roots.skills)
-	every s in input.roots.skills {
-		startswith(s, "/")
-	}
+	count([1 | some s in input.roots.skills; startswith(s, "/")]) == count(input.roots.skills)
 }
 
 _options_wellformed(o) if {

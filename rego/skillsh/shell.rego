@@ -18,20 +18,20 @@ unallowed contains cmd.index if {
 	not _allowed(cmd.kind, cmd)
 }
 
-# _allowed(kind, cmd) is looked up by the command's kind: OPA indexes the
-# constant first argument, so each command meets only its kind's rules.
-_allowed("assignment", _)
-
-_allowed("function", _)
-
-_allowed("builtin", cmd) if lib.builtin_spec(cmd.base)
-
+# _allowed(kind, cmd): its bodies are tried in order until one holds, so
+# the common kinds come first.
 _allowed("external", cmd) if {
 	lib.program_spec(cmd.base)
 	_trusted_location(cmd)
 }
 
 _allowed("external", cmd) if _runs_root_script(cmd)
+
+_allowed("builtin", cmd) if lib.builtin_spec(cmd.base)
+
+_allowed("assignment", _)
+
+_allowed("function", _)
 
 _allowed("dynamic", _) if lib.config.allow_dynamic_program
 
