@@ -62,6 +62,11 @@ func corpusFacts(t *testing.T) (*Facts, *rootNames) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The corpus names paths outside the roots in /tmp/skillsh-absent, whose
+	// absence the generated Rego records.
+	if _, err := os.Lstat("/tmp/skillsh-absent"); err == nil {
+		t.Fatal("/tmp/skillsh-absent exists; the corpus needs it absent: remove it")
+	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	if dir, err = filepath.EvalSymlinks(dir); err != nil {
 		t.Fatal(err)

@@ -1583,7 +1583,7 @@ cases := {
 			},
 		},
 	},
-	"/tmp/evil/cat ./a": {
+	"/tmp/skillsh-absent/cat ./a": {
 		"decision": "deny",
 		"codes": [
 			"program.not_allowed",
@@ -1591,7 +1591,7 @@ cases := {
 		"input": {
 			"version": 1,
 			"phase": "static",
-			"command": "/tmp/evil/cat ./a",
+			"command": "/tmp/skillsh-absent/cat ./a",
 			"cwd": "/ws",
 			"roots": {
 				"skills": [
@@ -1607,17 +1607,17 @@ cases := {
 			"commands": [
 				{
 					"index": 0,
-					"name": "/tmp/evil/cat",
+					"name": "/tmp/skillsh-absent/cat",
 					"base": "cat",
 					"kind": "external",
-					"program": "/tmp/evil/cat",
+					"program": "/tmp/skillsh-absent/cat",
 					"argv": [
 						{
-							"value": "/tmp/evil/cat",
+							"value": "/tmp/skillsh-absent/cat",
 							"dynamic": false,
 							"span": {
 								"start": 0,
-								"end": 13,
+								"end": 23,
 								"line": 1,
 								"col": 1,
 							},
@@ -1626,10 +1626,10 @@ cases := {
 							"value": "./a",
 							"dynamic": false,
 							"span": {
-								"start": 14,
-								"end": 17,
+								"start": 24,
+								"end": 27,
 								"line": 1,
-								"col": 15,
+								"col": 25,
 							},
 						},
 					],
@@ -1655,7 +1655,7 @@ cases := {
 					"context": [],
 					"span": {
 						"start": 0,
-						"end": 17,
+						"end": 27,
 						"line": 1,
 						"col": 1,
 					},
@@ -34928,7 +34928,7 @@ cases := {
 			},
 		},
 	},
-	"ls 2\u003e /tmp/err": {
+	"ls 2\u003e /tmp/skillsh-absent/err": {
 		"decision": "deny",
 		"codes": [
 			"redirect.outside_roots",
@@ -34936,7 +34936,7 @@ cases := {
 		"input": {
 			"version": 1,
 			"phase": "static",
-			"command": "ls 2\u003e /tmp/err",
+			"command": "ls 2\u003e /tmp/skillsh-absent/err",
 			"cwd": "/ws",
 			"roots": {
 				"skills": [
@@ -34976,14 +34976,14 @@ cases := {
 							"access": "write",
 							"path": {
 								"arg": -1,
-								"value": "/tmp/err",
-								"resolved": "/tmp/err",
+								"value": "/tmp/skillsh-absent/err",
+								"resolved": "/tmp/skillsh-absent/err",
 								"root": "",
 								"exists": false,
 							},
 							"span": {
 								"start": 3,
-								"end": 14,
+								"end": 29,
 								"line": 1,
 								"col": 4,
 							},
@@ -36148,7 +36148,7 @@ cases := {
 			},
 		},
 	},
-	"mv ./a /tmp/a": {
+	"mv ./a /tmp/skillsh-absent/a": {
 		"decision": "deny",
 		"codes": [
 			"path.outside_roots",
@@ -36156,7 +36156,7 @@ cases := {
 		"input": {
 			"version": 1,
 			"phase": "static",
-			"command": "mv ./a /tmp/a",
+			"command": "mv ./a /tmp/skillsh-absent/a",
 			"cwd": "/ws",
 			"roots": {
 				"skills": [
@@ -36198,11 +36198,11 @@ cases := {
 							},
 						},
 						{
-							"value": "/tmp/a",
+							"value": "/tmp/skillsh-absent/a",
 							"dynamic": false,
 							"span": {
 								"start": 7,
-								"end": 13,
+								"end": 28,
 								"line": 1,
 								"col": 8,
 							},
@@ -36221,8 +36221,8 @@ cases := {
 						},
 						{
 							"arg": 2,
-							"value": "/tmp/a",
-							"resolved": "/tmp/a",
+							"value": "/tmp/skillsh-absent/a",
+							"resolved": "/tmp/skillsh-absent/a",
 							"root": "",
 							"exists": false,
 						},
@@ -36238,7 +36238,7 @@ cases := {
 					"context": [],
 					"span": {
 						"start": 0,
-						"end": 13,
+						"end": 28,
 						"line": 1,
 						"col": 1,
 					},
@@ -40136,7 +40136,7 @@ cases := {
 			},
 		},
 	},
-	"python3 /tmp/x.py": {
+	"python3 /tmp/skillsh-absent/x.py": {
 		"decision": "deny",
 		"codes": [
 			"path.outside_roots",
@@ -40144,7 +40144,7 @@ cases := {
 		"input": {
 			"version": 1,
 			"phase": "static",
-			"command": "python3 /tmp/x.py",
+			"command": "python3 /tmp/skillsh-absent/x.py",
 			"cwd": "/ws",
 			"roots": {
 				"skills": [
@@ -40176,11 +40176,11 @@ cases := {
 							},
 						},
 						{
-							"value": "/tmp/x.py",
+							"value": "/tmp/skillsh-absent/x.py",
 							"dynamic": false,
 							"span": {
 								"start": 8,
-								"end": 17,
+								"end": 32,
 								"line": 1,
 								"col": 9,
 							},
@@ -40191,8 +40191,8 @@ cases := {
 					"paths": [
 						{
 							"arg": 1,
-							"value": "/tmp/x.py",
-							"resolved": "/tmp/x.py",
+							"value": "/tmp/skillsh-absent/x.py",
+							"resolved": "/tmp/skillsh-absent/x.py",
 							"root": "",
 							"exists": false,
 						},
@@ -40207,7 +40207,7 @@ cases := {
 					"context": [],
 					"span": {
 						"start": 0,
-						"end": 17,
+						"end": 32,
 						"line": 1,
 						"col": 1,
 					},
@@ -41489,7 +41489,7 @@ cases := {
 			},
 		},
 	},
-	"rm -f /tmp/x": {
+	"rm -f /tmp/skillsh-absent/x": {
 		"decision": "deny",
 		"codes": [
 			"path.outside_roots",
@@ -41497,7 +41497,7 @@ cases := {
 		"input": {
 			"version": 1,
 			"phase": "static",
-			"command": "rm -f /tmp/x",
+			"command": "rm -f /tmp/skillsh-absent/x",
 			"cwd": "/ws",
 			"roots": {
 				"skills": [
@@ -41539,11 +41539,11 @@ cases := {
 							},
 						},
 						{
-							"value": "/tmp/x",
+							"value": "/tmp/skillsh-absent/x",
 							"dynamic": false,
 							"span": {
 								"start": 6,
-								"end": 12,
+								"end": 27,
 								"line": 1,
 								"col": 7,
 							},
@@ -41554,8 +41554,8 @@ cases := {
 					"paths": [
 						{
 							"arg": 2,
-							"value": "/tmp/x",
-							"resolved": "/tmp/x",
+							"value": "/tmp/skillsh-absent/x",
+							"resolved": "/tmp/skillsh-absent/x",
 							"root": "",
 							"exists": false,
 						},
@@ -41572,7 +41572,7 @@ cases := {
 					"context": [],
 					"span": {
 						"start": 0,
-						"end": 12,
+						"end": 27,
 						"line": 1,
 						"col": 1,
 					},
