@@ -159,8 +159,8 @@ func (s *policySet) addBundle(p string) error {
 }
 
 func (s *policySet) add(res *loader.Result, prefix string) error {
-	for name, f := range res.Modules {
-		s.modules[prefix+name] = f.Parsed
+	for _, f := range res.Modules {
+		s.modules[prefix+f.Name] = f.Parsed // Name as given: the keys lose a leading "/"
 	}
 	return mergeData(s.data, res.Documents, "")
 }

@@ -91,6 +91,24 @@ func TestEngineRuleLocations(t *testing.T) {
 	}
 }
 
+// TestEngineLayerRuleLocations: a layer's rules are named by the path the
+// layer was loaded from, an absolute one included.
+func TestEngineLayerRuleLocations(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src := "package skillsh.project\n\n# METADATA\n# custom:\n#   code: project.x\ndeny contains 1 if false\n"
+	if err := os.WriteFile(filepath.Join(dir, "p.rego"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewEngine(context.Background(), WithPolicy(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := e.Rule("project.x"), filepath.Join(dir, "p.rego")+":6"; got != want {
+		t.Errorf("rule at %q, want %q", got, want)
+	}
+}
+
 // TestDocsRuleLocations: every "rule CODE at FILE:LINE" that the README
 // and the docs show is where the rule really is.
 func TestDocsRuleLocations(t *testing.T) {
