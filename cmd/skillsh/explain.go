@@ -39,6 +39,7 @@ func explainCommand(f *flags, args []string, stderr io.Writer) (*shelltool.Expla
 		return nil, err
 	}
 	ctx := context.Background()
+	f.decideOnly = true
 	t, closeTool, err := f.tool(ctx, io.Discard)
 	if err != nil {
 		return nil, err
