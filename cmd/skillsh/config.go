@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -23,14 +24,31 @@ import (
 // config is what the common flags and the --config YAML file set. A flag
 // given on the command line wins over the file.
 type config struct {
-	Skills      []string `yaml:"skills"`
-	Workspace   string   `yaml:"workspace"`
-	Policy      []string `yaml:"policy"`
-	PolicyOnly  bool     `yaml:"policy_only"`
-	Timeout     duration `yaml:"timeout"`
-	Require     []string `yaml:"require"`
-	DecisionLog string   `yaml:"decision_log"`
-	KeepUID     bool     `yaml:"keep_uid"`
+	Skills      stringList `yaml:"skills"`
+	Workspace   string     `yaml:"workspace"`
+	Policy      stringList `yaml:"policy"`
+	PolicyOnly  bool       `yaml:"policy_only"`
+	Timeout     duration   `yaml:"timeout"`
+	Require     stringList `yaml:"require"`
+	DecisionLog string     `yaml:"decision_log"`
+	KeepUID     bool       `yaml:"keep_uid"`
+}
+
+// stringList is a list of strings in YAML, or one string for a list of
+// one.
+type stringList []string
+
+func (l *stringList) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		*l = stringList{n.Value}
+		return nil
+	}
+	var list []string
+	if err := n.Decode(&list); err != nil {
+		return fmt.Errorf("line %d: want a string or a list of strings", n.Line)
+	}
+	*l = list
+	return nil
 }
 
 // duration is a time.Duration written as "30s" in YAML.
@@ -48,7 +66,7 @@ func (d *duration) UnmarshalYAML(n *yaml.Node) error {
 // listFlag is a repeatable flag; the first use on the command line
 // replaces what the config file said.
 type listFlag struct {
-	list *[]string
+	list *stringList
 	set  bool
 }
 
@@ -75,6 +93,9 @@ type flags struct {
 	timeout    time.Duration
 	require    string
 	approver   shelltool.Approver // who answers "ask"; nil: nobody
+	// decideOnly: the subcommand runs nothing (explain, policy check), so a
+	// workspace it has to create is removed when it ends, not kept.
+	decideOnly bool
 }
 
 func newFlags(name string, stderr io.Writer) *flags {
@@ -132,21 +153,62 @@ func findConfigFlag(args []string) string {
 	return ""
 }
 
+// loadConfig reads a YAML config file into f.cfg; its relative paths are
+// made relative to the file's directory. A file that cannot be read, is not
+// YAML, or has a key that is not one of configKeys is a usage error.
 func (f *flags) loadConfig(file string) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return fmt.Errorf("config: %w", err)
+		return usagef("config: %v", err)
+	}
+	if err := checkConfigKeys(data); err != nil {
+		return usagef("config %s: %v", file, err)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	if err := dec.Decode(&f.cfg); err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("config %s: %w", file, err)
+		return usagef("config %s: %v", file, err)
 	}
 	base := filepath.Dir(file)
 	f.cfg.Skills = relativeTo(base, f.cfg.Skills)
 	f.cfg.Policy = relativeTo(base, f.cfg.Policy)
 	if f.cfg.Workspace != "" {
 		f.cfg.Workspace = relativeTo(base, []string{f.cfg.Workspace})[0]
+	}
+	if f.cfg.DecisionLog != "" {
+		f.cfg.DecisionLog = relativeTo(base, []string{f.cfg.DecisionLog})[0]
+	}
+	return nil
+}
+
+// configKeys are the keys a config file may have: the yaml names of
+// config's fields.
+var configKeys = func() []string {
+	var keys []string
+	t := reflect.TypeFor[config]()
+	for i := range t.NumField() {
+		keys = append(keys, strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0])
+	}
+	return keys
+}()
+
+// checkConfigKeys says which top-level key of a YAML mapping is not a
+// config key, with its line and the keys that are.
+func checkConfigKeys(data []byte) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return err
+	}
+	if len(doc.Content) == 0 {
+		return nil // empty file
+	}
+	m := doc.Content[0]
+	if m.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: want a mapping of keys (%s)", m.Line, strings.Join(configKeys, ", "))
+	}
+	for i := 0; i < len(m.Content); i += 2 {
+		if k := m.Content[i]; !slices.Contains(configKeys, k.Value) {
+			return fmt.Errorf("line %d: unknown key %q (known: %s)", k.Line, k.Value, strings.Join(configKeys, ", "))
+		}
 	}
 	return nil
 }
@@ -220,7 +282,8 @@ func joinProtections(ps []jail.Protection) string {
 }
 
 // tool builds the shell tool the flags describe. A workspace it creates is
-// kept, and its path printed to stderr, so its files can be looked at.
+// kept, and its path printed to stderr, so its files can be looked at;
+// unless decideOnly, when the tool removes it on close.
 func (f *flags) tool(ctx context.Context, stderr io.Writer) (*shelltool.Tool, func(), error) {
 	engine, err := f.engine(ctx)
 	if err != nil {
@@ -231,7 +294,7 @@ func (f *flags) tool(ctx context.Context, stderr io.Writer) (*shelltool.Tool, fu
 		return nil, nil, err
 	}
 	ws := f.cfg.Workspace
-	if ws == "" {
+	if ws == "" && !f.decideOnly {
 		if ws, err = os.MkdirTemp("", "skillsh-workspace-"); err != nil {
 			return nil, nil, err
 		}
