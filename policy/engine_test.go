@@ -137,6 +137,21 @@ func TestDocsRuleLocations(t *testing.T) {
 	}
 }
 
+// TestDocsCodeTable: the guide's table of rule codes lists every code of
+// the default policy, and the engine's own policy.error.
+func TestDocsCodeTable(t *testing.T) {
+	t.Parallel()
+	text, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "docs", "writing-policies.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, code := range append(engine(t).Codes(), "policy.error") {
+		if n := strings.Count(string(text), "\n| `"+code+"` |"); n != 1 {
+			t.Errorf("docs/writing-policies.md has %d rows for code %s, want 1", n, code)
+		}
+	}
+}
+
 // FuzzBuild: any command string that parses builds an input without
 // panicking, and a command whose program name is dynamic is never allowed
 // in the static phase by the default policy.

@@ -1,18 +1,22 @@
 package policy
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/cover"
+	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"github.com/open-policy-agent/opa/v1/tester"
+	"github.com/open-policy-agent/opa/v1/topdown"
 	"github.com/open-policy-agent/opa/v1/util"
 
 	defaultpolicy "github.com/skillsh/skillsh/rego"
@@ -28,10 +32,17 @@ type TestReport struct {
 	Passed   int
 	Failed   int
 	Coverage cover.Report
+	// Annotations are the problems CheckAnnotations finds in the tested
+	// policies; each one fails the run.
+	Annotations []string
+	// FailedAt maps each failed test ("data.pkg.test_name") to the last
+	// expression that failed in it: "file:line: expression", with values.
+	FailedAt map[string]string
 }
 
-// OK reports whether tests ran and all passed.
-func (r *TestReport) OK() bool { return r.Passed > 0 && r.Failed == 0 }
+// OK reports whether tests ran and all passed, and the annotations are
+// complete.
+func (r *TestReport) OK() bool { return r.Passed > 0 && r.Failed == 0 && len(r.Annotations) == 0 }
 
 // CoverageOf returns the percentage of lines covered in the files whose
 // names have the given prefix and do not end in _test.rego.
@@ -129,15 +140,7 @@ func (s *policySet) runTests(ctx context.Context) (*TestReport, error) {
 		return nil, err
 	}
 	cov := cover.New()
-	ch, err := tester.NewRunner().
-		SetCompiler(compiler).
-		SetStore(store).
-		SetModules(modules).
-		SetCoverageQueryTracer(cov).
-		CapturePrintOutput(true).
-		SetTimeout(TestTimeout).
-		SetDefaultRegoVersion(ast.RegoV1).
-		RunTests(ctx, txn)
+	ch, err := newTestRunner(compiler, store, modules).SetCoverageQueryTracer(cov).RunTests(ctx, txn)
 	if err != nil {
 		return nil, fmt.Errorf("run policy tests: %w", err)
 	}
@@ -159,7 +162,97 @@ func (s *policySet) runTests(ctx context.Context) (*TestReport, error) {
 		}
 	}
 	rep.Coverage = cov.Report(modules)
+	_, rep.Annotations = CheckAnnotations(s.modules)
+	if rep.Failed > 0 {
+		if rep.FailedAt, err = failureLines(ctx, store, txn, modules, rep.Results); err != nil {
+			return nil, err
+		}
+	}
 	return rep, nil
+}
+
+func newTestRunner(compiler *ast.Compiler, store storage.Store, modules map[string]*ast.Module) *tester.Runner {
+	return tester.NewRunner().
+		SetCompiler(compiler).
+		SetStore(store).
+		SetModules(modules).
+		CapturePrintOutput(true).
+		SetTimeout(TestTimeout).
+		SetDefaultRegoVersion(ast.RegoV1)
+}
+
+// failureLines runs the failed tests again with tracing, and returns for
+// each ("package.name") the last expression that failed in it: its file
+// and line, and the expression with its local values.
+func failureLines(ctx context.Context, store storage.Store, txn storage.Transaction, modules map[string]*ast.Module, results []*tester.Result) (map[string]string, error) {
+	var names []string
+	for _, r := range results {
+		if !r.Pass() && !r.Skip {
+			names = append(names, regexp.QuoteMeta(r.Package+"."+r.Name))
+		}
+	}
+	compiler, err := testCompiler()
+	if err != nil {
+		return nil, err
+	}
+	ch, err := newTestRunner(compiler, store, modules).
+		EnableTracing(true).
+		Filter("^("+strings.Join(names, "|")+")$").
+		RunTests(ctx, txn)
+	if err != nil {
+		return nil, fmt.Errorf("run failed policy tests again: %w", err)
+	}
+	out := map[string]string{}
+	for r := range ch {
+		if line := lastFailure(r.Trace); line != "" {
+			out[r.Package+"."+r.Name] = line
+		}
+	}
+	return out, nil
+}
+
+// lastFailure describes the last expression of a test's own queries that
+// failed, as opa test --explain fails does.
+func lastFailure(trace []*topdown.Event) string {
+	for _, e := range slices.Backward(trace) {
+		if e.Op != topdown.FailOp || e.Location == nil || e.QueryID == 0 {
+			continue
+		}
+		if expr, ok := e.Node.(*ast.Expr); ok {
+			if _, every := expr.Terms.(*ast.Every); every {
+				continue // the failing expression inside its body comes later
+			}
+		}
+		var buf bytes.Buffer
+		if err := topdown.PrettyEvent(&buf, e, topdown.PrettyEventOpts{}); err != nil {
+			return ""
+		}
+		line := fmt.Sprintf("%s:%d: %s", e.Location.File, e.Location.Row, strings.TrimSpace(buf.String()))
+		if vals := localValues(e); len(vals) > 0 {
+			line += " (" + strings.Join(vals, ", ") + ")"
+		}
+		return line
+	}
+	return ""
+}
+
+// localValues lists "name = value" for the variables of the event's
+// expression that the test itself named.
+func localValues(e *topdown.Event) []string {
+	var out []string
+	seen := map[ast.Var]bool{}
+	ast.WalkVars(e.Node, func(v ast.Var) bool {
+		meta, ok := e.LocalMetadata[v]
+		if !ok || seen[v] || meta.Name.IsGenerated() || e.Locals == nil {
+			return false
+		}
+		seen[v] = true
+		if val := e.Locals.Get(v); val != nil {
+			out = append(out, fmt.Sprintf("%s = %v", meta.Name, val))
+		}
+		return false
+	})
+	return out
 }
 
 // testCompiler compiles tests as opa check --strict does, type-checking

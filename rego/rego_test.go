@@ -144,51 +144,11 @@ func TestEmbedded(t *testing.T) {
 // unique, and that the code in the annotation is the one the rule
 // produces. Rules that pass on other rules' reasons are not checked.
 func TestAnnotations(t *testing.T) {
-	modules := load(t, rego.FS)
-	seen := map[string]string{}
-	produced := 0
-	for name, m := range modules {
-		for _, r := range m.Rules {
-			if !producesReason(r) {
-				continue
-			}
-			produced++
-			where := r.Location.String()
-			var code, verdict string
-			for _, a := range r.Annotations {
-				if c, ok := a.Custom["code"].(string); ok {
-					code = c
-				}
-				if v, ok := a.Custom["verdict"].(string); ok {
-					verdict = v
-				}
-			}
-			if code == "" || verdict == "" {
-				t.Errorf("%s (%s): no custom.code and custom.verdict in METADATA", where, name)
-				continue
-			}
-			if prev, ok := seen[code]; ok {
-				t.Errorf("%s: code %s is also used at %s", where, code, prev)
-			}
-			seen[code] = where
-			key := r.Head.Key.String()
-			if !strings.Contains(key, `"`+code+`"`) || !strings.Contains(key, `"`+verdict+`"`) {
-				t.Errorf("%s: the rule does not produce code %q with verdict %q", where, code, verdict)
-			}
-		}
+	rules, problems := policy.CheckAnnotations(load(t, rego.FS))
+	for _, p := range problems {
+		t.Error(p)
 	}
-	if produced < 40 {
-		t.Fatalf("found %d rules that produce reasons, want the default's 40 and more", produced)
+	if rules < 40 {
+		t.Fatalf("found %d rules that produce reasons, want the default's 40 and more", rules)
 	}
-}
-
-// producesReason reports whether the rule's head (the element it adds, or
-// its value) is a call of lib.reason.
-func producesReason(r *ast.Rule) bool {
-	term := r.Head.Key
-	if term == nil {
-		term = r.Head.Value
-	}
-	call, ok := term.Value.(ast.Call)
-	return ok && strings.HasSuffix(call[0].String(), "lib.reason")
 }

@@ -139,6 +139,22 @@ func (f *flags) parse(args []string) error {
 	return nil
 }
 
+// parseInterspersed parses args as parse does, but flags may also follow
+// the positional arguments, which it returns in order.
+func (f *flags) parseInterspersed(args []string) ([]string, error) {
+	if err := f.parse(args); err != nil {
+		return nil, err
+	}
+	var positional []string
+	for rest := f.Args(); len(rest) > 0; rest = f.Args() {
+		positional = append(positional, rest[0])
+		if err := f.parse(rest[1:]); err != nil {
+			return nil, err
+		}
+	}
+	return positional, nil
+}
+
 // findConfigFlag finds --config before the flags are parsed.
 func findConfigFlag(args []string) string {
 	for i, a := range args {

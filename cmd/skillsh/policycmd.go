@@ -5,7 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/open-policy-agent/opa/v1/cover"
+	"github.com/open-policy-agent/opa/v1/tester"
 
 	"github.com/skillsh/skillsh/policy"
 	"github.com/skillsh/skillsh/shelltool"
@@ -30,22 +35,30 @@ func policyTest(args []string, stdout, stderr io.Writer) error {
 	f := newFlags("policy test", stderr)
 	verbose := f.Bool("v", false, "print every test, not only failures")
 	noDefault := f.Bool("no-default", false, "leave out the built-in default policy and its tests")
-	if err := f.parse(args); err != nil {
+	dirs, err := f.parseInterspersed(args)
+	if err != nil {
 		return err
 	}
-	rep, err := policy.RunTests(context.Background(), !*noDefault, f.Args()...)
+	dirs = append(dirs, f.cfg.Policy...)
+	rep, err := policy.RunTests(context.Background(), !*noDefault && !f.cfg.PolicyOnly, dirs...)
 	if err != nil {
 		return err
 	}
 	for _, r := range rep.Results {
 		if *verbose || !r.Pass() {
-			fmt.Fprintf(stdout, "%s\n", strings.TrimSpace(r.String()))
+			writeTestResult(stdout, r, rep.FailedAt[r.Package+"."+r.Name])
 		}
 	}
 	fmt.Fprintf(stdout, "coverage:\n")
 	for _, name := range rep.Files() {
 		fr := rep.Coverage.Files[name]
 		fmt.Fprintf(stdout, "  %6.1f%%  %s\n", fr.Coverage, name)
+		if len(fr.NotCovered) > 0 && (*verbose || !strings.HasPrefix(name, "skillsh/")) {
+			fmt.Fprintf(stdout, "           not covered: lines %s\n", lineRanges(fr.NotCovered))
+		}
+	}
+	for _, p := range rep.Annotations {
+		fmt.Fprintf(stdout, "annotation: %s\n", p)
 	}
 	fmt.Fprintf(stdout, "%d passed, %d failed\n", rep.Passed, rep.Failed)
 	if !rep.OK() {
@@ -55,6 +68,34 @@ func policyTest(args []string, stdout, stderr io.Writer) error {
 		return &exitError{code: exitFail}
 	}
 	return nil
+}
+
+// writeTestResult prints one test's outcome; a failed one with the
+// expression that failed and what it printed.
+func writeTestResult(w io.Writer, r *tester.Result, failedAt string) {
+	fmt.Fprintf(w, "%s\n", strings.TrimSpace(r.String()))
+	if failedAt != "" {
+		fmt.Fprintf(w, "    failed at %s\n", failedAt)
+	}
+	if out := strings.TrimSpace(string(r.Output)); out != "" && !r.Pass() {
+		for line := range strings.Lines(out) {
+			fmt.Fprintf(w, "    print: %s", line)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// lineRanges writes coverage ranges as "3-5, 9".
+func lineRanges(rs []cover.Range) string {
+	var parts []string
+	for _, r := range rs {
+		p := strconv.Itoa(r.Start.Row)
+		if r.End.Row != r.Start.Row {
+			p += "-" + strconv.Itoa(r.End.Row)
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(slices.Compact(parts), ", ")
 }
 
 // policyCheck prints the decision for a command as JSON: the static phase
