@@ -9126,6 +9126,99 @@ cases := {
 			},
 		},
 	},
+	"cat /dev/fd/../../../etc/passwd": {
+		"decision": "deny",
+		"codes": [
+			"path.outside_roots",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "cat /dev/fd/../../../etc/passwd",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "cat",
+					"base": "cat",
+					"kind": "external",
+					"program": "/usr/bin/cat",
+					"argv": [
+						{
+							"value": "cat",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "/dev/fd/../../../etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 31,
+								"line": 1,
+								"col": 5,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "/dev/fd/../../../etc/passwd",
+							"resolved": "/etc/passwd",
+							"root": "",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 31,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"cat /e?c/shadow": {
 		"decision": "deny",
 		"codes": [
@@ -15043,6 +15136,119 @@ cases := {
 			},
 		},
 	},
+	"cp ./a /dev/fd/../../../skills-root/csv-summary/x": {
+		"decision": "deny",
+		"codes": [
+			"path.write_outside_workspace",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "cp ./a /dev/fd/../../../skills-root/csv-summary/x",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "cp",
+					"base": "cp",
+					"kind": "external",
+					"program": "/usr/bin/cp",
+					"argv": [
+						{
+							"value": "cp",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 2,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "./a",
+							"dynamic": false,
+							"span": {
+								"start": 3,
+								"end": 6,
+								"line": 1,
+								"col": 4,
+							},
+						},
+						{
+							"value": "/dev/fd/../../../skills-root/csv-summary/x",
+							"dynamic": false,
+							"span": {
+								"start": 7,
+								"end": 49,
+								"line": 1,
+								"col": 8,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "./a",
+							"resolved": "/ws/a",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+						{
+							"arg": 2,
+							"value": "/dev/fd/../../../skills-root/csv-summary/x",
+							"resolved": "/skills-root/csv-summary/x",
+							"root": "skills",
+							"root_dir": "/skills-root",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 49,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"cp ./a /etc/x": {
 		"decision": "deny",
 		"codes": [
@@ -19278,6 +19484,108 @@ cases := {
 					"span": {
 						"start": 0,
 						"end": 10,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"echo hi \u003e /dev/fd/2": {
+		"decision": "allow",
+		"codes": [],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "echo hi \u003e /dev/fd/2",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "echo",
+					"base": "echo",
+					"kind": "builtin",
+					"program": "",
+					"argv": [
+						{
+							"value": "echo",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 4,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "hi",
+							"dynamic": false,
+							"span": {
+								"start": 5,
+								"end": 7,
+								"line": 1,
+								"col": 6,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [
+						{
+							"op": "\u003e",
+							"fd": 1,
+							"access": "write",
+							"path": {
+								"arg": -1,
+								"value": "/dev/fd/2",
+								"resolved": "/dev/fd/2",
+								"root": "device",
+								"exists": true,
+							},
+							"span": {
+								"start": 8,
+								"end": 19,
+								"line": 1,
+								"col": 9,
+							},
+						},
+					],
+					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 7,
 						"line": 1,
 						"col": 1,
 					},

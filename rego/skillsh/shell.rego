@@ -204,8 +204,6 @@ _in_roots(p) if data.skillsh.devices[p.resolved]
 
 _in_roots(p) if data.skillsh.devices[p.value]
 
-_in_roots(p) if startswith(p.value, "/dev/fd/")
-
 _judged(p) if {
 	not p.dynamic
 	not _network_device(p)
@@ -220,8 +218,6 @@ _writable(p) if p.root in {"workspace", "device"}
 _writable(p) if data.skillsh.devices[p.resolved]
 
 _writable(p) if data.skillsh.devices[p.value]
-
-_writable(p) if startswith(p.value, "/dev/fd/")
 
 # METADATA
 # title: Path outside the roots
