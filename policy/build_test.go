@@ -170,6 +170,30 @@ func TestBuildGlobsInsideRoots(t *testing.T) {
 	}
 }
 
+// TestBuildGlobsLeavingRoots: a pattern that starts inside a root but
+// climbs out of it with .. lists no directory outside the roots.
+func TestBuildGlobsLeavingRoots(t *testing.T) {
+	t.Parallel()
+	facts := testFacts(t)
+	outside := filepath.Join(filepath.Dir(facts.Roots.Workspace), "private")
+	if err := os.MkdirAll(filepath.Join(outside, "hidden-name"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{"cat */../../private/*", "cat ./s*/../../p*/*", "ls sub/../../*/hidden*"} {
+		in := build(t, src, facts)
+		data, err := json.Marshal(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), "hidden-name") {
+			t.Errorf("%s: the input names a file outside the roots:\n%s", src, data)
+		}
+	}
+	if in := build(t, "ls sub/../*.csv", facts); len(in.Commands[0].Paths) != 1 || in.Commands[0].Paths[0].Value != "sub/../data.csv" {
+		t.Errorf("a pattern that stays inside the workspace is no longer expanded: %+v", in.Commands[0].Paths)
+	}
+}
+
 // TestBuildSymlinkTricks: paths are resolved as the kernel resolves them.
 func TestBuildSymlinkTricks(t *testing.T) {
 	t.Parallel()

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -60,9 +61,22 @@ func (b *builder) env() expand.Environ {
 	return expand.ListEnviron("HOME=" + b.facts.Session.Home)
 }
 
+// readDir lists a directory for glob expansion, only when it resolves
+// inside the skills tree or the workspace: a pattern such as
+// */../../../root/* must not list, as root, what lies outside them. A
+// directory outside them lists as empty; the expander also reads the
+// literal directories on the way to a pattern, to see that they exist,
+// which reveals nothing the resolved paths do not.
 func (b *builder) readDir(dir string) ([]os.DirEntry, error) {
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(b.cwd, dir)
+	}
+	if p := b.resolve(dir); p.Root != "skills" && p.Root != "workspace" {
+		fi, err := os.Stat(dir)
+		if err == nil && !fi.IsDir() {
+			err = syscall.ENOTDIR
+		}
+		return nil, err
 	}
 	return os.ReadDir(dir)
 }
