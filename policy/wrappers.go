@@ -29,22 +29,23 @@ func init() {
 	wrappers = map[string]wrapperFunc{
 		"env":     unwrapEnv,
 		"command": unwrapCommand,
-		"builtin": afterOptions(""),
-		"exec":    afterOptions("a"),
-		"nice":    afterOptions("n"),
-		"nohup":   afterOptions(""),
-		"setsid":  afterOptions(""),
-		"stdbuf":  afterOptions("ioe"),
-		"time":    afterOptions("fo"),
+		"builtin": afterOptions(optionSyntax{}),
+		"exec":    afterOptions(optionSyntax{short: "a"}),
+		"nice":    afterOptions(optionSyntax{short: "n", long: []string{"adjustment"}}),
+		"nohup":   afterOptions(optionSyntax{}),
+		"setsid":  afterOptions(optionSyntax{}),
+		"stdbuf":  afterOptions(optionSyntax{short: "ioe", long: []string{"input", "output", "error"}}),
+		"time":    afterOptions(optionSyntax{short: "fo", long: []string{"format", "output"}}),
 		"timeout": unwrapTimeout,
-		"sudo":    afterOptions("ugChpDrtTU"),
-		"doas":    afterOptions("uC"),
-		"flock":   unwrapFlock,
-		"xargs":   unwrapXargs,
-		"find":    unwrapFind,
-		"eval":    unwrapEval,
-		"source":  unwrapSource,
-		".":       unwrapSource,
+		"sudo": afterOptions(optionSyntax{short: "ugChpDrtTU", long: []string{"user", "group", "close-from",
+			"host", "prompt", "chdir", "role", "type", "command-timeout", "other-user"}}),
+		"doas":   afterOptions(optionSyntax{short: "uC"}),
+		"flock":  unwrapFlock,
+		"xargs":  unwrapXargs,
+		"find":   unwrapFind,
+		"eval":   unwrapEval,
+		"source": unwrapSource,
+		".":      unwrapSource,
 	}
 	for _, sh := range []string{"bash", "sh", "dash", "zsh", "ksh", "mksh", "ash"} {
 		wrappers[sh] = unwrapShell
@@ -150,11 +151,10 @@ func (b *builder) markOpaque(index int, why string) {
 	b.in.Features.Opaque = true
 }
 
-// afterOptions returns a wrapper whose command follows its options; the
-// letters in valued name the short options that take a value.
-func afterOptions(valued string) wrapperFunc {
+// afterOptions returns a wrapper whose command follows its options.
+func afterOptions(syn optionSyntax) wrapperFunc {
 	return func(args []Word) unwrapped {
-		rest, ok := skipOptions(args, valued)
+		rest, ok := skipOptions(args, syn)
 		if !ok {
 			return unwrapped{opaque: "its options are not literal"}
 		}
@@ -162,10 +162,17 @@ func afterOptions(valued string) wrapperFunc {
 	}
 }
 
-// skipOptions skips leading options ("-x", "-xVALUE", "-x VALUE" for the
-// letters in valued, "--long[=v]") and a "--". ok is false when a word
-// before the command is dynamic.
-func skipOptions(args []Word, valued string) (rest []Word, ok bool) {
+// optionSyntax names a wrapper's options that take a value, so that the
+// value is not taken for the command it runs.
+type optionSyntax struct {
+	short string   // letters: the value is the rest of the word, or the next word
+	long  []string // names without --: the value follows "=", or is the next word
+}
+
+// skipOptions skips leading options and a "--", and returns the words
+// from the command on. ok is false when a word before the command is
+// dynamic.
+func skipOptions(args []Word, syn optionSyntax) (rest []Word, ok bool) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -176,18 +183,45 @@ func skipOptions(args []Word, valued string) (rest []Word, ok bool) {
 		case !strings.HasPrefix(a.Value, "-") || a.Value == "-":
 			return args[i:], true
 		case strings.HasPrefix(a.Value, "--"):
-			continue
-		}
-		if letters := a.Value[1:]; len(letters) == 1 && strings.Contains(valued, letters) {
-			i++ // the option's value is the next word
+			if syn.longTakesNext(a.Value[2:]) {
+				i++
+			}
+		case syn.shortTakesNext(a.Value[1:]):
+			i++
 		}
 	}
 	return nil, true
 }
 
+// shortTakesNext reports whether a cluster of short options ("iu", "0a")
+// takes the next word: its first letter that takes a value is its last.
+func (s optionSyntax) shortTakesNext(letters string) bool {
+	for k, c := range letters {
+		if strings.ContainsRune(s.short, c) {
+			return k == len(letters)-1
+		}
+	}
+	return false
+}
+
+// longTakesNext reports whether a long option without "=" takes the next
+// word: it is, or abbreviates, one that takes a value. When it could also
+// abbreviate a flag, the program refuses it as ambiguous.
+func (s optionSyntax) longTakesNext(given string) bool {
+	if strings.Contains(given, "=") {
+		return false
+	}
+	for _, name := range s.long {
+		if strings.HasPrefix(name, given) {
+			return true
+		}
+	}
+	return false
+}
+
 // unwrapEnv handles env [-i] [-u NAME] [-C DIR] [NAME=value]... [cmd...].
 func unwrapEnv(args []Word) unwrapped {
-	rest, ok := skipOptions(args, "uCS")
+	rest, ok := skipOptions(args, optionSyntax{short: "uCS", long: []string{"unset", "chdir", "split-string"}})
 	if !ok {
 		return unwrapped{opaque: "its options are not literal"}
 	}
@@ -217,12 +251,12 @@ func unwrapCommand(args []Word) unwrapped {
 			return unwrapped{}
 		}
 	}
-	return afterOptions("")(args)
+	return afterOptions(optionSyntax{})(args)
 }
 
 // unwrapTimeout handles timeout [options] DURATION cmd...
 func unwrapTimeout(args []Word) unwrapped {
-	rest, ok := skipOptions(args, "sk")
+	rest, ok := skipOptions(args, optionSyntax{short: "sk", long: []string{"signal", "kill-after"}})
 	if !ok || len(rest) == 0 {
 		return unwrapped{opaque: "its options are not literal"}
 	}
@@ -231,7 +265,7 @@ func unwrapTimeout(args []Word) unwrapped {
 
 // unwrapFlock handles flock [options] FILE cmd... and flock FILE -c SCRIPT.
 func unwrapFlock(args []Word) unwrapped {
-	rest, ok := skipOptions(args, "wEn")
+	rest, ok := skipOptions(args, optionSyntax{short: "wE", long: []string{"timeout", "wait", "conflict-exit-code"}})
 	if !ok || len(rest) == 0 {
 		return unwrapped{opaque: "its options are not literal"}
 	}
@@ -245,7 +279,9 @@ func unwrapFlock(args []Word) unwrapped {
 // unwrapXargs handles xargs [options] [cmd [args]]; without cmd it runs
 // echo.
 func unwrapXargs(args []Word) unwrapped {
-	rest, ok := skipOptions(args, "adEeIiLlnPs")
+	// -e, -i and -l take an optional value, only in the same word.
+	rest, ok := skipOptions(args, optionSyntax{short: "adEILnPs", long: []string{"arg-file", "delimiter",
+		"max-args", "max-procs", "max-chars", "process-slot-var"}})
 	if !ok {
 		return unwrapped{opaque: "its options are not literal"}
 	}
@@ -266,7 +302,7 @@ func unwrapFind(args []Word) unwrapped {
 			continue
 		}
 		end := i + 1
-		for end < len(args) && args[end].Value != ";" && args[end].Value != "+" {
+		for end < len(args) && !endsExec(args, end) {
 			end++
 		}
 		if end > i+1 {
@@ -275,6 +311,18 @@ func unwrapFind(args []Word) unwrapped {
 		i = end
 	}
 	return u
+}
+
+// endsExec reports whether args[i] ends a find -exec: a ";", or a "+"
+// right after "{}" (elsewhere a "+" is one of the command's arguments).
+func endsExec(args []Word, i int) bool {
+	switch args[i].Value {
+	case ";":
+		return true
+	case "+":
+		return args[i-1].Value == "{}"
+	}
+	return false
 }
 
 // unwrapEval handles eval with literal arguments, joined by spaces as eval

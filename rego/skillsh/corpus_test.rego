@@ -20734,6 +20734,199 @@ cases := {
 			},
 		},
 	},
+	"env --unset PATH cat /etc/passwd": {
+		"decision": "deny",
+		"codes": [
+			"path.outside_roots",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "env --unset PATH cat /etc/passwd",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "env",
+					"base": "env",
+					"kind": "external",
+					"program": "/usr/bin/env",
+					"argv": [
+						{
+							"value": "env",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "--unset",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 11,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "PATH",
+							"dynamic": false,
+							"span": {
+								"start": 12,
+								"end": 16,
+								"line": 1,
+								"col": 13,
+							},
+						},
+						{
+							"value": "cat",
+							"dynamic": false,
+							"span": {
+								"start": 17,
+								"end": 20,
+								"line": 1,
+								"col": 18,
+							},
+						},
+						{
+							"value": "/etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 21,
+								"end": 32,
+								"line": 1,
+								"col": 22,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 4,
+							"value": "/etc/passwd",
+							"resolved": "/etc/passwd",
+							"root": "",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [
+							"--unset",
+						],
+						"operands": [
+							3,
+							4,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"--unset",
+								],
+								"value": "PATH",
+								"attached": false,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 32,
+						"line": 1,
+						"col": 1,
+					},
+				},
+				{
+					"index": 1,
+					"name": "cat",
+					"base": "cat",
+					"kind": "external",
+					"program": "/usr/bin/cat",
+					"argv": [
+						{
+							"value": "cat",
+							"dynamic": false,
+							"span": {
+								"start": 17,
+								"end": 20,
+								"line": 1,
+								"col": 18,
+							},
+						},
+						{
+							"value": "/etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 21,
+								"end": 32,
+								"line": 1,
+								"col": 22,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "/etc/passwd",
+							"resolved": "/etc/passwd",
+							"root": "",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
+					"wrapper": {
+						"name": "env",
+						"parent": 0,
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 32,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"env -S 'sh -c id'": {
 		"decision": "deny",
 		"codes": [
@@ -21034,6 +21227,290 @@ cases := {
 				"assignments": [
 					"FOO",
 				],
+			},
+		},
+	},
+	"env -iu echo bash -c 'cat /etc/passwd'": {
+		"decision": "deny",
+		"codes": [
+			"path.outside_roots",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "env -iu echo bash -c 'cat /etc/passwd'",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "env",
+					"base": "env",
+					"kind": "external",
+					"program": "/usr/bin/env",
+					"argv": [
+						{
+							"value": "env",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-iu",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 7,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "echo",
+							"dynamic": false,
+							"span": {
+								"start": 8,
+								"end": 12,
+								"line": 1,
+								"col": 9,
+							},
+						},
+						{
+							"value": "bash",
+							"dynamic": false,
+							"span": {
+								"start": 13,
+								"end": 17,
+								"line": 1,
+								"col": 14,
+							},
+						},
+						{
+							"value": "-c",
+							"dynamic": false,
+							"span": {
+								"start": 18,
+								"end": 20,
+								"line": 1,
+								"col": 19,
+							},
+						},
+						{
+							"value": "cat /etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 21,
+								"end": 38,
+								"line": 1,
+								"col": 22,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 5,
+							"value": "cat /etc/passwd",
+							"resolved": "/ws/cat /etc/passwd",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [
+							"-i",
+							"-u",
+						],
+						"operands": [
+							3,
+							4,
+							5,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-u",
+								],
+								"value": "echo",
+								"attached": false,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 38,
+						"line": 1,
+						"col": 1,
+					},
+				},
+				{
+					"index": 1,
+					"name": "bash",
+					"base": "bash",
+					"kind": "external",
+					"program": "/usr/bin/bash",
+					"argv": [
+						{
+							"value": "bash",
+							"dynamic": false,
+							"span": {
+								"start": 13,
+								"end": 17,
+								"line": 1,
+								"col": 14,
+							},
+						},
+						{
+							"value": "-c",
+							"dynamic": false,
+							"span": {
+								"start": 18,
+								"end": 20,
+								"line": 1,
+								"col": 19,
+							},
+						},
+						{
+							"value": "cat /etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 21,
+								"end": 38,
+								"line": 1,
+								"col": 22,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "cat /etc/passwd",
+							"resolved": "/ws/cat /etc/passwd",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-c",
+								],
+								"value": "cat /etc/passwd",
+								"attached": false,
+							},
+						],
+					},
+					"wrapper": {
+						"name": "env",
+						"parent": 0,
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 38,
+						"line": 1,
+						"col": 1,
+					},
+				},
+				{
+					"index": 2,
+					"name": "cat",
+					"base": "cat",
+					"kind": "external",
+					"program": "/usr/bin/cat",
+					"argv": [
+						{
+							"value": "cat",
+							"dynamic": false,
+							"span": {
+								"start": 21,
+								"end": 38,
+								"line": 1,
+								"col": 22,
+							},
+						},
+						{
+							"value": "/etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 21,
+								"end": 38,
+								"line": 1,
+								"col": 22,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "/etc/passwd",
+							"resolved": "/etc/passwd",
+							"root": "",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
+					"wrapper": {
+						"name": "bash",
+						"parent": 1,
+					},
+					"context": [],
+					"span": {
+						"start": 21,
+						"end": 38,
+						"line": 1,
+						"col": 22,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
 			},
 		},
 	},
@@ -24283,6 +24760,321 @@ cases := {
 			},
 		},
 	},
+	"find . -exec sed -e p + -e '1e id' {} \\;": {
+		"decision": "deny",
+		"codes": [
+			"sed.execute",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "find . -exec sed -e p + -e '1e id' {} \\;",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "find",
+					"base": "find",
+					"kind": "external",
+					"program": "/usr/bin/find",
+					"argv": [
+						{
+							"value": "find",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 4,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": ".",
+							"dynamic": false,
+							"span": {
+								"start": 5,
+								"end": 6,
+								"line": 1,
+								"col": 6,
+							},
+						},
+						{
+							"value": "-exec",
+							"dynamic": false,
+							"span": {
+								"start": 7,
+								"end": 12,
+								"line": 1,
+								"col": 8,
+							},
+						},
+						{
+							"value": "sed",
+							"dynamic": false,
+							"span": {
+								"start": 13,
+								"end": 16,
+								"line": 1,
+								"col": 14,
+							},
+						},
+						{
+							"value": "-e",
+							"dynamic": false,
+							"span": {
+								"start": 17,
+								"end": 19,
+								"line": 1,
+								"col": 18,
+							},
+						},
+						{
+							"value": "p",
+							"dynamic": false,
+							"span": {
+								"start": 20,
+								"end": 21,
+								"line": 1,
+								"col": 21,
+							},
+						},
+						{
+							"value": "+",
+							"dynamic": false,
+							"span": {
+								"start": 22,
+								"end": 23,
+								"line": 1,
+								"col": 23,
+							},
+						},
+						{
+							"value": "-e",
+							"dynamic": false,
+							"span": {
+								"start": 24,
+								"end": 26,
+								"line": 1,
+								"col": 25,
+							},
+						},
+						{
+							"value": "1e id",
+							"dynamic": false,
+							"span": {
+								"start": 27,
+								"end": 34,
+								"line": 1,
+								"col": 28,
+							},
+						},
+						{
+							"value": "{}",
+							"dynamic": false,
+							"span": {
+								"start": 35,
+								"end": 37,
+								"line": 1,
+								"col": 36,
+							},
+						},
+						{
+							"value": ";",
+							"dynamic": false,
+							"span": {
+								"start": 38,
+								"end": 40,
+								"line": 1,
+								"col": 39,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": ".",
+							"resolved": "/ws",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+							"dir": true,
+						},
+					],
+					"options": {
+						"names": [
+							"-c",
+							"-e",
+							"-x",
+						],
+						"operands": [
+							1,
+							3,
+							5,
+							6,
+							8,
+							9,
+							10,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 40,
+						"line": 1,
+						"col": 1,
+					},
+				},
+				{
+					"index": 1,
+					"name": "sed",
+					"base": "sed",
+					"kind": "external",
+					"program": "/usr/bin/sed",
+					"argv": [
+						{
+							"value": "sed",
+							"dynamic": false,
+							"span": {
+								"start": 13,
+								"end": 16,
+								"line": 1,
+								"col": 14,
+							},
+						},
+						{
+							"value": "-e",
+							"dynamic": false,
+							"span": {
+								"start": 17,
+								"end": 19,
+								"line": 1,
+								"col": 18,
+							},
+						},
+						{
+							"value": "p",
+							"dynamic": false,
+							"span": {
+								"start": 20,
+								"end": 21,
+								"line": 1,
+								"col": 21,
+							},
+						},
+						{
+							"value": "+",
+							"dynamic": false,
+							"span": {
+								"start": 22,
+								"end": 23,
+								"line": 1,
+								"col": 23,
+							},
+						},
+						{
+							"value": "-e",
+							"dynamic": false,
+							"span": {
+								"start": 24,
+								"end": 26,
+								"line": 1,
+								"col": 25,
+							},
+						},
+						{
+							"value": "1e id",
+							"dynamic": false,
+							"span": {
+								"start": 27,
+								"end": 34,
+								"line": 1,
+								"col": 28,
+							},
+						},
+						{
+							"value": "{}",
+							"dynamic": false,
+							"span": {
+								"start": 35,
+								"end": 37,
+								"line": 1,
+								"col": 36,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [],
+					"options": {
+						"names": [
+							"-e",
+						],
+						"operands": [
+							3,
+							6,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-e",
+								],
+								"value": "p",
+								"attached": false,
+							},
+							{
+								"arg": 5,
+								"options": [
+									"-e",
+								],
+								"value": "1e id",
+								"attached": false,
+							},
+						],
+					},
+					"wrapper": {
+						"name": "find",
+						"parent": 0,
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 40,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"find . -fprint /etc/x": {
 		"decision": "deny",
 		"codes": [
@@ -24882,6 +25674,220 @@ cases := {
 					"span": {
 						"start": 0,
 						"end": 28,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"find . -name '*.txt' -exec cat {} +": {
+		"decision": "allow",
+		"codes": [],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "find . -name '*.txt' -exec cat {} +",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "find",
+					"base": "find",
+					"kind": "external",
+					"program": "/usr/bin/find",
+					"argv": [
+						{
+							"value": "find",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 4,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": ".",
+							"dynamic": false,
+							"span": {
+								"start": 5,
+								"end": 6,
+								"line": 1,
+								"col": 6,
+							},
+						},
+						{
+							"value": "-name",
+							"dynamic": false,
+							"span": {
+								"start": 7,
+								"end": 12,
+								"line": 1,
+								"col": 8,
+							},
+						},
+						{
+							"value": "*.txt",
+							"dynamic": false,
+							"span": {
+								"start": 13,
+								"end": 20,
+								"line": 1,
+								"col": 14,
+							},
+						},
+						{
+							"value": "-exec",
+							"dynamic": false,
+							"span": {
+								"start": 21,
+								"end": 26,
+								"line": 1,
+								"col": 22,
+							},
+						},
+						{
+							"value": "cat",
+							"dynamic": false,
+							"span": {
+								"start": 27,
+								"end": 30,
+								"line": 1,
+								"col": 28,
+							},
+						},
+						{
+							"value": "{}",
+							"dynamic": false,
+							"span": {
+								"start": 31,
+								"end": 33,
+								"line": 1,
+								"col": 32,
+							},
+						},
+						{
+							"value": "+",
+							"dynamic": false,
+							"span": {
+								"start": 34,
+								"end": 35,
+								"line": 1,
+								"col": 35,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": ".",
+							"resolved": "/ws",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+							"dir": true,
+						},
+					],
+					"options": {
+						"names": [
+							"-a",
+							"-c",
+							"-e",
+							"-m",
+							"-n",
+							"-x",
+						],
+						"operands": [
+							1,
+							3,
+							5,
+							6,
+							7,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 35,
+						"line": 1,
+						"col": 1,
+					},
+				},
+				{
+					"index": 1,
+					"name": "cat",
+					"base": "cat",
+					"kind": "external",
+					"program": "/usr/bin/cat",
+					"argv": [
+						{
+							"value": "cat",
+							"dynamic": false,
+							"span": {
+								"start": 27,
+								"end": 30,
+								"line": 1,
+								"col": 28,
+							},
+						},
+						{
+							"value": "{}",
+							"dynamic": false,
+							"span": {
+								"start": 31,
+								"end": 33,
+								"line": 1,
+								"col": 32,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
+					"wrapper": {
+						"name": "find",
+						"parent": 0,
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 35,
 						"line": 1,
 						"col": 1,
 					},
@@ -46749,6 +47755,199 @@ cases := {
 			},
 		},
 	},
+	"stdbuf --output L cat /etc/passwd": {
+		"decision": "deny",
+		"codes": [
+			"path.outside_roots",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "stdbuf --output L cat /etc/passwd",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "stdbuf",
+					"base": "stdbuf",
+					"kind": "external",
+					"program": "/usr/bin/stdbuf",
+					"argv": [
+						{
+							"value": "stdbuf",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 6,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "--output",
+							"dynamic": false,
+							"span": {
+								"start": 7,
+								"end": 15,
+								"line": 1,
+								"col": 8,
+							},
+						},
+						{
+							"value": "L",
+							"dynamic": false,
+							"span": {
+								"start": 16,
+								"end": 17,
+								"line": 1,
+								"col": 17,
+							},
+						},
+						{
+							"value": "cat",
+							"dynamic": false,
+							"span": {
+								"start": 18,
+								"end": 21,
+								"line": 1,
+								"col": 19,
+							},
+						},
+						{
+							"value": "/etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 22,
+								"end": 33,
+								"line": 1,
+								"col": 23,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 4,
+							"value": "/etc/passwd",
+							"resolved": "/etc/passwd",
+							"root": "",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [
+							"--output",
+						],
+						"operands": [
+							3,
+							4,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"--output",
+								],
+								"value": "L",
+								"attached": false,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 33,
+						"line": 1,
+						"col": 1,
+					},
+				},
+				{
+					"index": 1,
+					"name": "cat",
+					"base": "cat",
+					"kind": "external",
+					"program": "/usr/bin/cat",
+					"argv": [
+						{
+							"value": "cat",
+							"dynamic": false,
+							"span": {
+								"start": 18,
+								"end": 21,
+								"line": 1,
+								"col": 19,
+							},
+						},
+						{
+							"value": "/etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 22,
+								"end": 33,
+								"line": 1,
+								"col": 23,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "/etc/passwd",
+							"resolved": "/etc/passwd",
+							"root": "",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
+					"wrapper": {
+						"name": "stdbuf",
+						"parent": 0,
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 33,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"stdbuf -oL cat /etc/passwd": {
 		"decision": "deny",
 		"codes": [
@@ -49685,6 +50884,210 @@ cases := {
 						"end": 20,
 						"line": 1,
 						"col": 6,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"timeout --signal KILL 5 cat /etc/passwd": {
+		"decision": "deny",
+		"codes": [
+			"path.outside_roots",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "timeout --signal KILL 5 cat /etc/passwd",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "timeout",
+					"base": "timeout",
+					"kind": "external",
+					"program": "/usr/bin/timeout",
+					"argv": [
+						{
+							"value": "timeout",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 7,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "--signal",
+							"dynamic": false,
+							"span": {
+								"start": 8,
+								"end": 16,
+								"line": 1,
+								"col": 9,
+							},
+						},
+						{
+							"value": "KILL",
+							"dynamic": false,
+							"span": {
+								"start": 17,
+								"end": 21,
+								"line": 1,
+								"col": 18,
+							},
+						},
+						{
+							"value": "5",
+							"dynamic": false,
+							"span": {
+								"start": 22,
+								"end": 23,
+								"line": 1,
+								"col": 23,
+							},
+						},
+						{
+							"value": "cat",
+							"dynamic": false,
+							"span": {
+								"start": 24,
+								"end": 27,
+								"line": 1,
+								"col": 25,
+							},
+						},
+						{
+							"value": "/etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 28,
+								"end": 39,
+								"line": 1,
+								"col": 29,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 5,
+							"value": "/etc/passwd",
+							"resolved": "/etc/passwd",
+							"root": "",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [
+							"--signal",
+						],
+						"operands": [
+							3,
+							4,
+							5,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"--signal",
+								],
+								"value": "KILL",
+								"attached": false,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 39,
+						"line": 1,
+						"col": 1,
+					},
+				},
+				{
+					"index": 1,
+					"name": "cat",
+					"base": "cat",
+					"kind": "external",
+					"program": "/usr/bin/cat",
+					"argv": [
+						{
+							"value": "cat",
+							"dynamic": false,
+							"span": {
+								"start": 24,
+								"end": 27,
+								"line": 1,
+								"col": 25,
+							},
+						},
+						{
+							"value": "/etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 28,
+								"end": 39,
+								"line": 1,
+								"col": 29,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "/etc/passwd",
+							"resolved": "/etc/passwd",
+							"root": "",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
+					"wrapper": {
+						"name": "timeout",
+						"parent": 0,
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 39,
+						"line": 1,
+						"col": 1,
 					},
 				},
 			],
@@ -53699,6 +55102,877 @@ cases := {
 						"end": 0,
 						"line": 0,
 						"col": 0,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"xargs --arg ./notes.txt bash -c 'cat /etc/passwd'": {
+		"decision": "deny",
+		"codes": [
+			"exec.opaque",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "xargs --arg ./notes.txt bash -c 'cat /etc/passwd'",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "xargs",
+					"base": "xargs",
+					"kind": "external",
+					"program": "/usr/bin/xargs",
+					"argv": [
+						{
+							"value": "xargs",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 5,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "--arg",
+							"dynamic": false,
+							"span": {
+								"start": 6,
+								"end": 11,
+								"line": 1,
+								"col": 7,
+							},
+						},
+						{
+							"value": "./notes.txt",
+							"dynamic": false,
+							"span": {
+								"start": 12,
+								"end": 23,
+								"line": 1,
+								"col": 13,
+							},
+						},
+						{
+							"value": "bash",
+							"dynamic": false,
+							"span": {
+								"start": 24,
+								"end": 28,
+								"line": 1,
+								"col": 25,
+							},
+						},
+						{
+							"value": "-c",
+							"dynamic": false,
+							"span": {
+								"start": 29,
+								"end": 31,
+								"line": 1,
+								"col": 30,
+							},
+						},
+						{
+							"value": "cat /etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 32,
+								"end": 49,
+								"line": 1,
+								"col": 33,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "./notes.txt",
+							"resolved": "/ws/notes.txt",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+						},
+						{
+							"arg": 5,
+							"value": "cat /etc/passwd",
+							"resolved": "/ws/cat /etc/passwd",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [
+							"--arg",
+						],
+						"operands": [
+							2,
+							3,
+							4,
+							5,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 49,
+						"line": 1,
+						"col": 1,
+					},
+				},
+				{
+					"index": 1,
+					"name": "bash",
+					"base": "bash",
+					"kind": "external",
+					"program": "/usr/bin/bash",
+					"argv": [
+						{
+							"value": "bash",
+							"dynamic": false,
+							"span": {
+								"start": 24,
+								"end": 28,
+								"line": 1,
+								"col": 25,
+							},
+						},
+						{
+							"value": "-c",
+							"dynamic": false,
+							"span": {
+								"start": 29,
+								"end": 31,
+								"line": 1,
+								"col": 30,
+							},
+						},
+						{
+							"value": "cat /etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 32,
+								"end": 49,
+								"line": 1,
+								"col": 33,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "cat /etc/passwd",
+							"resolved": "/ws/cat /etc/passwd",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-c",
+								],
+								"value": "cat /etc/passwd",
+								"attached": false,
+							},
+						],
+					},
+					"wrapper": {
+						"name": "xargs",
+						"parent": 0,
+					},
+					"context": [],
+					"opaque": "xargs gives it arguments read from its input, which may make it run any command",
+					"span": {
+						"start": 0,
+						"end": 49,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": true,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"xargs --arg-file ./notes.txt bash -c 'cat /etc/passwd'": {
+		"decision": "deny",
+		"codes": [
+			"exec.opaque",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "xargs --arg-file ./notes.txt bash -c 'cat /etc/passwd'",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "xargs",
+					"base": "xargs",
+					"kind": "external",
+					"program": "/usr/bin/xargs",
+					"argv": [
+						{
+							"value": "xargs",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 5,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "--arg-file",
+							"dynamic": false,
+							"span": {
+								"start": 6,
+								"end": 16,
+								"line": 1,
+								"col": 7,
+							},
+						},
+						{
+							"value": "./notes.txt",
+							"dynamic": false,
+							"span": {
+								"start": 17,
+								"end": 28,
+								"line": 1,
+								"col": 18,
+							},
+						},
+						{
+							"value": "bash",
+							"dynamic": false,
+							"span": {
+								"start": 29,
+								"end": 33,
+								"line": 1,
+								"col": 30,
+							},
+						},
+						{
+							"value": "-c",
+							"dynamic": false,
+							"span": {
+								"start": 34,
+								"end": 36,
+								"line": 1,
+								"col": 35,
+							},
+						},
+						{
+							"value": "cat /etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 37,
+								"end": 54,
+								"line": 1,
+								"col": 38,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "./notes.txt",
+							"resolved": "/ws/notes.txt",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+						},
+						{
+							"arg": 5,
+							"value": "cat /etc/passwd",
+							"resolved": "/ws/cat /etc/passwd",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [
+							"--arg-file",
+						],
+						"operands": [
+							3,
+							4,
+							5,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"--arg-file",
+								],
+								"value": "./notes.txt",
+								"attached": false,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 54,
+						"line": 1,
+						"col": 1,
+					},
+				},
+				{
+					"index": 1,
+					"name": "bash",
+					"base": "bash",
+					"kind": "external",
+					"program": "/usr/bin/bash",
+					"argv": [
+						{
+							"value": "bash",
+							"dynamic": false,
+							"span": {
+								"start": 29,
+								"end": 33,
+								"line": 1,
+								"col": 30,
+							},
+						},
+						{
+							"value": "-c",
+							"dynamic": false,
+							"span": {
+								"start": 34,
+								"end": 36,
+								"line": 1,
+								"col": 35,
+							},
+						},
+						{
+							"value": "cat /etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 37,
+								"end": 54,
+								"line": 1,
+								"col": 38,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "cat /etc/passwd",
+							"resolved": "/ws/cat /etc/passwd",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-c",
+								],
+								"value": "cat /etc/passwd",
+								"attached": false,
+							},
+						],
+					},
+					"wrapper": {
+						"name": "xargs",
+						"parent": 0,
+					},
+					"context": [],
+					"opaque": "xargs gives it arguments read from its input, which may make it run any command",
+					"span": {
+						"start": 0,
+						"end": 54,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": true,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"xargs -0a ./notes.txt bash -c 'cat /etc/passwd'": {
+		"decision": "deny",
+		"codes": [
+			"exec.opaque",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "xargs -0a ./notes.txt bash -c 'cat /etc/passwd'",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "xargs",
+					"base": "xargs",
+					"kind": "external",
+					"program": "/usr/bin/xargs",
+					"argv": [
+						{
+							"value": "xargs",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 5,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-0a",
+							"dynamic": false,
+							"span": {
+								"start": 6,
+								"end": 9,
+								"line": 1,
+								"col": 7,
+							},
+						},
+						{
+							"value": "./notes.txt",
+							"dynamic": false,
+							"span": {
+								"start": 10,
+								"end": 21,
+								"line": 1,
+								"col": 11,
+							},
+						},
+						{
+							"value": "bash",
+							"dynamic": false,
+							"span": {
+								"start": 22,
+								"end": 26,
+								"line": 1,
+								"col": 23,
+							},
+						},
+						{
+							"value": "-c",
+							"dynamic": false,
+							"span": {
+								"start": 27,
+								"end": 29,
+								"line": 1,
+								"col": 28,
+							},
+						},
+						{
+							"value": "cat /etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 30,
+								"end": 47,
+								"line": 1,
+								"col": 31,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "./notes.txt",
+							"resolved": "/ws/notes.txt",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+						},
+						{
+							"arg": 5,
+							"value": "cat /etc/passwd",
+							"resolved": "/ws/cat /etc/passwd",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [
+							"-0",
+							"-a",
+						],
+						"operands": [
+							3,
+							4,
+							5,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-a",
+								],
+								"value": "./notes.txt",
+								"attached": false,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 47,
+						"line": 1,
+						"col": 1,
+					},
+				},
+				{
+					"index": 1,
+					"name": "bash",
+					"base": "bash",
+					"kind": "external",
+					"program": "/usr/bin/bash",
+					"argv": [
+						{
+							"value": "bash",
+							"dynamic": false,
+							"span": {
+								"start": 22,
+								"end": 26,
+								"line": 1,
+								"col": 23,
+							},
+						},
+						{
+							"value": "-c",
+							"dynamic": false,
+							"span": {
+								"start": 27,
+								"end": 29,
+								"line": 1,
+								"col": 28,
+							},
+						},
+						{
+							"value": "cat /etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 30,
+								"end": 47,
+								"line": 1,
+								"col": 31,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "cat /etc/passwd",
+							"resolved": "/ws/cat /etc/passwd",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-c",
+								],
+								"value": "cat /etc/passwd",
+								"attached": false,
+							},
+						],
+					},
+					"wrapper": {
+						"name": "xargs",
+						"parent": 0,
+					},
+					"context": [],
+					"opaque": "xargs gives it arguments read from its input, which may make it run any command",
+					"span": {
+						"start": 0,
+						"end": 47,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": true,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"xargs -i cat {} \u003c ./notes.txt": {
+		"decision": "allow",
+		"codes": [],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "xargs -i cat {} \u003c ./notes.txt",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "xargs",
+					"base": "xargs",
+					"kind": "external",
+					"program": "/usr/bin/xargs",
+					"argv": [
+						{
+							"value": "xargs",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 5,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-i",
+							"dynamic": false,
+							"span": {
+								"start": 6,
+								"end": 8,
+								"line": 1,
+								"col": 7,
+							},
+						},
+						{
+							"value": "cat",
+							"dynamic": false,
+							"span": {
+								"start": 9,
+								"end": 12,
+								"line": 1,
+								"col": 10,
+							},
+						},
+						{
+							"value": "{}",
+							"dynamic": false,
+							"span": {
+								"start": 13,
+								"end": 15,
+								"line": 1,
+								"col": 14,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [
+						{
+							"op": "\u003c",
+							"fd": 0,
+							"access": "read",
+							"path": {
+								"arg": -1,
+								"value": "./notes.txt",
+								"resolved": "/ws/notes.txt",
+								"root": "workspace",
+								"root_dir": "/ws",
+								"exists": true,
+							},
+							"span": {
+								"start": 16,
+								"end": 29,
+								"line": 1,
+								"col": 17,
+							},
+						},
+					],
+					"paths": [],
+					"options": {
+						"names": [
+							"-i",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 15,
+						"line": 1,
+						"col": 1,
+					},
+				},
+				{
+					"index": 1,
+					"name": "cat",
+					"base": "cat",
+					"kind": "external",
+					"program": "/usr/bin/cat",
+					"argv": [
+						{
+							"value": "cat",
+							"dynamic": false,
+							"span": {
+								"start": 9,
+								"end": 12,
+								"line": 1,
+								"col": 10,
+							},
+						},
+						{
+							"value": "{}",
+							"dynamic": false,
+							"span": {
+								"start": 13,
+								"end": 15,
+								"line": 1,
+								"col": 14,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
+					"wrapper": {
+						"name": "xargs",
+						"parent": 0,
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 15,
+						"line": 1,
+						"col": 1,
 					},
 				},
 			],
