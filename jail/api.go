@@ -180,6 +180,7 @@ const (
 	LandlockExec  Protection = "landlock_exec"  // execution limited to the allowlisted programs
 	LandlockNet   Protection = "landlock_net"   // TCP bind and connect denied
 	LandlockScope Protection = "landlock_scope" // abstract Unix sockets and signals scoped to the jail
+	UnixSockets   Protection = "unix_sockets"   // no Unix socket can be created: no daemon's socket is reachable
 	NetNS         Protection = "netns"          // own network namespace with only loopback
 	PIDNS         Protection = "pidns"          // own PID namespace: every descendant dies with the program
 	CgroupPIDs    Protection = "cgroup_pids"    // per-program pids cgroup: process count bounded, tree enumerable

@@ -26,6 +26,15 @@ var fixedVars = []string{
 	// (pagers, aliases, hooks) that git would run.
 	"GIT_CONFIG_NOSYSTEM=1",
 	"GIT_CONFIG_GLOBAL=/dev/null",
+	// Nor does it take a directory for a bare repository unless told so
+	// with --git-dir: a hand-made one in the workspace would bring its own
+	// config file, written like any other file.
+	"GIT_CONFIG_COUNT=1",
+	"GIT_CONFIG_KEY_0=safe.bareRepository",
+	"GIT_CONFIG_VALUE_0=explicit",
+	// Python reads no .pth files from ~/.local, which is in the workspace:
+	// code planted there would run unseen in every later python3.
+	"PYTHONNOUSERSITE=1",
 }
 
 // Environment builds a program's environment from the host's (as from
@@ -33,7 +42,8 @@ var fixedVars = []string{
 // through; on top of them: PATH=/usr/local/bin:/usr/bin:/bin,
 // HOME=workspace, TMPDIR=workspace/.tmp, LANG=C.UTF-8 unless the host sets
 // it, TERM=dumb, PAGER=cat, GIT_PAGER=cat, NO_COLOR=1, GIT_CONFIG_NOSYSTEM=1,
-// GIT_CONFIG_GLOBAL=/dev/null. withheld lists the
+// GIT_CONFIG_GLOBAL=/dev/null, git's safe.bareRepository=explicit (through
+// GIT_CONFIG_COUNT/KEY_0/VALUE_0), PYTHONNOUSERSITE=1. withheld lists the
 // names (never the values) of the host variables left out, sorted and
 // without duplicates. The result is sorted by name.
 func Environment(host []string, workspace string) (env []string, withheld []string) {

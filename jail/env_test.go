@@ -15,8 +15,9 @@ func TestEnvironment(t *testing.T) {
 	}
 	env, withheld := Environment(host, "/ws")
 	wantEnv := []string{
-		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_PAGER=cat", "HOME=/ws", "LANG=C.UTF-8", "LC_ALL=de_DE.UTF-8", "NO_COLOR=1",
-		"PAGER=cat", "PATH=/usr/local/bin:/usr/bin:/bin", "TERM=dumb", "TMPDIR=/ws/.tmp", "TZ=UTC",
+		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_KEY_0=safe.bareRepository", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_VALUE_0=explicit", "GIT_PAGER=cat", "HOME=/ws", "LANG=C.UTF-8", "LC_ALL=de_DE.UTF-8", "NO_COLOR=1",
+		"PAGER=cat", "PATH=/usr/local/bin:/usr/bin:/bin", "PYTHONNOUSERSITE=1", "TERM=dumb", "TMPDIR=/ws/.tmp", "TZ=UTC",
 	}
 	if diff := cmp.Diff(wantEnv, env); diff != "" {
 		t.Errorf("env (-want +got):\n%s", diff)

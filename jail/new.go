@@ -24,6 +24,7 @@ type plan struct {
 	landlock    helper.Landlock
 	cloneflags  uintptr
 	cgroupRoot  string // "" when there is no pids cgroup
+	denyUnix    bool   // seccomp refuses socket(AF_UNIX)
 	protections []Protection
 }
 
@@ -76,6 +77,7 @@ func (j *Jail) makePlan() error {
 	if j.active(PIDNS) {
 		p.cloneflags = nsFlags
 	}
+	p.denyUnix = j.active(UnixSockets)
 	if j.active(CgroupPIDs) {
 		p.cgroupRoot, _ = pidsCgroupRoot()
 	}

@@ -3,6 +3,9 @@ package jail
 import (
 	"fmt"
 	"os"
+	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 )
@@ -31,6 +34,7 @@ func probeHost() []Status {
 		landlockStatus(LandlockExec, abi, 1, "execve limited to the programs the policy names, scripts in the read roots and the ELF interpreter"),
 		landlockStatus(LandlockNet, abi, 4, "TCP bind and connect denied"),
 		landlockStatus(LandlockScope, abi, 6, "abstract Unix sockets and signals scoped to the program's own domain"),
+		probeSeccomp(),
 		nsStatus(NetNS, ns, "own network namespace, only lo (up); UDP and raw sockets reach nothing"),
 		nsStatus(PIDNS, ns, "own PID namespace under a minimal init: when the program exits or is killed, the kernel kills every descendant (setsid, double fork and nohup included)"),
 		cg,
@@ -43,6 +47,22 @@ func probeUIDDrop() Status {
 		return Status{UIDDrop, true, "started as root: programs run as an unprivileged uid/gid with no supplementary groups"}
 	}
 	return Status{UIDDrop, false, fmt.Sprintf("not root (euid %d): programs keep the caller's uid, which is already unprivileged", os.Geteuid())}
+}
+
+// probeSeccomp reports whether the kernel has seccomp filters that can
+// return an errno and kill a process, for UnixSockets.
+func probeSeccomp() Status {
+	b, err := os.ReadFile("/proc/sys/kernel/seccomp/actions_avail")
+	if err != nil {
+		return Status{UnixSockets, false, "no seccomp filters in this kernel: " + err.Error()}
+	}
+	if acts := strings.Fields(string(b)); !slices.Contains(acts, "errno") || !slices.Contains(acts, "kill_process") {
+		return Status{UnixSockets, false, "seccomp lacks the errno or kill_process action: " + strings.TrimSpace(string(b))}
+	}
+	if runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {
+		return Status{UnixSockets, false, "the seccomp filter is written for amd64 and arm64, not " + runtime.GOARCH}
+	}
+	return Status{UnixSockets, true, "socket(AF_UNIX) refused by a seccomp filter: no named Unix socket outside the jail (a daemon's control socket) can be reached"}
 }
 
 // landlockABI returns the kernel's Landlock ABI version, 0 if none.

@@ -168,6 +168,9 @@ func (j *Jail) spec(c *Command, prof Profile, haveCgroup bool) []byte {
 		LoopbackUp: j.plan.cloneflags&syscall.CLONE_NEWNET != 0,
 		Init:       j.plan.cloneflags&syscall.CLONE_NEWPID != 0,
 		Landlock:   j.plan.landlock,
+		// Applied last, after Landlock: the filter refuses nothing the
+		// helper still needs.
+		DenyUnixSockets: j.plan.denyUnix,
 	}
 	return s.Marshal()
 }

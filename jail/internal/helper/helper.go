@@ -156,7 +156,8 @@ func reapUntil(pid int) syscall.WaitStatus {
 }
 
 // setup applies s to this thread and process, in the order that keeps each
-// step possible: root-only steps first, the Landlock domain last. The
+// step possible: root-only steps first, the Landlock domain and the
+// seccomp filter last. The
 // resource limits are left for the program (see execLimited).
 func setup(s *Spec) (string, error) {
 	if s.LoopbackUp {
@@ -186,6 +187,11 @@ func setup(s *Spec) (string, error) {
 	if ruleset >= 0 {
 		if err := restrictSelf(ruleset); err != nil {
 			return "landlock_restrict_self", err
+		}
+	}
+	if s.DenyUnixSockets {
+		if err := denyUnixSockets(); err != nil {
+			return "seccomp", err
 		}
 	}
 	return "", nil

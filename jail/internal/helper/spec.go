@@ -39,6 +39,9 @@ type Spec struct {
 	// orphans. When the program exits, the helper exits and the kernel
 	// kills what is left in the namespace.
 	Init bool
+	// DenyUnixSockets installs a seccomp filter that refuses
+	// socket(AF_UNIX, ...), after the Landlock domain.
+	DenyUnixSockets bool
 }
 
 // Rlimit is one resource limit (a syscall.RLIMIT_* resource).
@@ -78,6 +81,7 @@ func (s *Spec) Marshal() []byte {
 	e.u64(uint64(s.GID))
 	e.bool(s.LoopbackUp)
 	e.bool(s.Init)
+	e.bool(s.DenyUnixSockets)
 	l := &s.Landlock
 	e.u64(uint64(l.ABI))
 	e.u64(l.HandledFS)
@@ -103,6 +107,7 @@ func Unmarshal(b []byte) (*Spec, error) {
 	s.UID, s.GID = int(d.u64()), int(d.u64())
 	s.LoopbackUp = d.u64() != 0
 	s.Init = d.u64() != 0
+	s.DenyUnixSockets = d.u64() != 0
 	l := &s.Landlock
 	l.ABI = int(d.u64())
 	l.HandledFS, l.HandledNet, l.Scoped = d.u64(), d.u64(), d.u64()

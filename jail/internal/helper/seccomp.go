@@ -1,0 +1,83 @@
+//go:build linux
+
+package helper
+
+import (
+	"runtime"
+	"syscall"
+	"unsafe"
+)
+
+// The seccomp filter refuses socket(AF_UNIX, ...): a program could
+// otherwise connect to a named Unix socket outside its roots (a daemon's
+// control socket), which neither Landlock nor the network namespace
+// govern. socketpair stays allowed: its sockets have no name.
+
+// sockFilter is struct sock_filter.
+type sockFilter struct {
+	code   uint16
+	jt, jf uint8
+	k      uint32
+}
+
+// sockFprog is struct sock_fprog.
+type sockFprog struct {
+	len    uint16
+	filter *sockFilter
+}
+
+const (
+	bpfLdW               = 0x00 | 0x00 | 0x20 // BPF_LD | BPF_W | BPF_ABS
+	bpfJeqK              = 0x05 | 0x10 | 0x00 // BPF_JMP | BPF_JEQ | BPF_K
+	bpfJgeK              = 0x05 | 0x30 | 0x00 // BPF_JMP | BPF_JGE | BPF_K
+	bpfRetK              = 0x06 | 0x00        // BPF_RET | BPF_K
+	afUnix               = 1
+	x32Bit               = 0x40000000
+	offNr                = 0  // seccomp_data.nr
+	offArch              = 4  // seccomp_data.arch
+	offArg0              = 16 // seccomp_data.args[0], low 32 bits (little endian)
+	retAllow             = 0x7fff0000
+	retKill              = 0x80000000 // SECCOMP_RET_KILL_PROCESS
+	retErrno             = 0x00050000 // SECCOMP_RET_ERRNO | errno
+	seccompSetModeFilter = 1
+)
+
+// nativeArch returns the AUDIT_ARCH_* value and the socket and seccomp
+// syscall numbers of this build; ok is false on other architectures.
+func nativeArch() (arch, socket, seccomp uint32, ok bool) {
+	switch runtime.GOARCH {
+	case "amd64":
+		return 0xc000003e, 41, 317, true
+	case "arm64":
+		return 0xc00000b7, 198, 277, true
+	}
+	return 0, 0, 0, false
+}
+
+// denyUnixSockets installs the filter on this thread (and the program it
+// executes). A syscall of another architecture (32-bit or x32 entry
+// points) kills the process: through them socket has other numbers.
+// no_new_privs must already be set.
+func denyUnixSockets() error {
+	arch, socket, seccomp, ok := nativeArch()
+	if !ok {
+		return syscall.ENOSYS
+	}
+	filter := []sockFilter{
+		{bpfLdW, 0, 0, offArch},
+		{bpfJeqK, 1, 0, arch},
+		{bpfRetK, 0, 0, retKill},
+		{bpfLdW, 0, 0, offNr},
+		{bpfJgeK, 0, 1, x32Bit},
+		{bpfRetK, 0, 0, retKill},
+		{bpfJeqK, 0, 3, socket},
+		{bpfLdW, 0, 0, offArg0},
+		{bpfJeqK, 0, 1, afUnix},
+		{bpfRetK, 0, 0, retErrno | uint32(syscall.EACCES)},
+		{bpfRetK, 0, 0, retAllow},
+	}
+	prog := sockFprog{len: uint16(len(filter)), filter: &filter[0]}
+	_, _, e := syscall.RawSyscall(uintptr(seccomp), seccompSetModeFilter, 0, uintptr(unsafe.Pointer(&prog)))
+	runtime.KeepAlive(filter)
+	return errno(e)
+}
