@@ -28648,6 +28648,235 @@ cases := {
 			},
 		},
 	},
+	"git --git-dir=./meta status": {
+		"decision": "deny",
+		"codes": [
+			"git.metadata_elsewhere",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "git --git-dir=./meta status",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "git",
+					"base": "git",
+					"kind": "external",
+					"program": "/usr/bin/git",
+					"argv": [
+						{
+							"value": "git",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "--git-dir=./meta",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 20,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "status",
+							"dynamic": false,
+							"span": {
+								"start": 21,
+								"end": 27,
+								"line": 1,
+								"col": 22,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "./meta",
+							"resolved": "/ws/meta",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [
+							"--git-dir",
+						],
+						"operands": [
+							2,
+						],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"--git-dir",
+								],
+								"value": "./meta",
+								"attached": true,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 27,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"git --git-dir=./repo/.git status": {
+		"decision": "allow",
+		"codes": [],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "git --git-dir=./repo/.git status",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "git",
+					"base": "git",
+					"kind": "external",
+					"program": "/usr/bin/git",
+					"argv": [
+						{
+							"value": "git",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "--git-dir=./repo/.git",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 25,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "status",
+							"dynamic": false,
+							"span": {
+								"start": 26,
+								"end": 32,
+								"line": 1,
+								"col": 27,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "./repo/.git",
+							"resolved": "/ws/repo/.git",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+							"dir": true,
+						},
+					],
+					"options": {
+						"names": [
+							"--git-dir",
+						],
+						"operands": [
+							2,
+						],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"--git-dir",
+								],
+								"value": "./repo/.git",
+								"attached": true,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 32,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"git --version": {
 		"decision": "allow",
 		"codes": [],
@@ -29319,6 +29548,100 @@ cases := {
 			},
 		},
 	},
+	"git add -u": {
+		"decision": "allow",
+		"codes": [],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "git add -u",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "git",
+					"base": "git",
+					"kind": "external",
+					"program": "/usr/bin/git",
+					"argv": [
+						{
+							"value": "git",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "add",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 7,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "-u",
+							"dynamic": false,
+							"span": {
+								"start": 8,
+								"end": 10,
+								"line": 1,
+								"col": 9,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 10,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"git add ./a.txt \u0026\u0026 git commit -m 'update notes'": {
 		"decision": "allow",
 		"codes": [],
@@ -29702,6 +30025,113 @@ cases := {
 					"span": {
 						"start": 0,
 						"end": 17,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"git checkout --forc main": {
+		"decision": "ask",
+		"codes": [
+			"git.destructive",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "git checkout --forc main",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "git",
+					"base": "git",
+					"kind": "external",
+					"program": "/usr/bin/git",
+					"argv": [
+						{
+							"value": "git",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "checkout",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 12,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "--forc",
+							"dynamic": false,
+							"span": {
+								"start": 13,
+								"end": 19,
+								"line": 1,
+								"col": 14,
+							},
+						},
+						{
+							"value": "main",
+							"dynamic": false,
+							"span": {
+								"start": 20,
+								"end": 24,
+								"line": 1,
+								"col": 21,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 24,
 						"line": 1,
 						"col": 1,
 					},
@@ -30746,6 +31176,229 @@ cases := {
 			},
 		},
 	},
+	"git config --show-origin --list": {
+		"decision": "allow",
+		"codes": [],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "git config --show-origin --list",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "git",
+					"base": "git",
+					"kind": "external",
+					"program": "/usr/bin/git",
+					"argv": [
+						{
+							"value": "git",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "config",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 10,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "--show-origin",
+							"dynamic": false,
+							"span": {
+								"start": 11,
+								"end": 24,
+								"line": 1,
+								"col": 12,
+							},
+						},
+						{
+							"value": "--list",
+							"dynamic": false,
+							"span": {
+								"start": 25,
+								"end": 31,
+								"line": 1,
+								"col": 26,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 31,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"git config --show-scope core.fsmonitor 'id \u003e\u00262'": {
+		"decision": "deny",
+		"codes": [
+			"git.config_injection",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "git config --show-scope core.fsmonitor 'id \u003e\u00262'",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "git",
+					"base": "git",
+					"kind": "external",
+					"program": "/usr/bin/git",
+					"argv": [
+						{
+							"value": "git",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "config",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 10,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "--show-scope",
+							"dynamic": false,
+							"span": {
+								"start": 11,
+								"end": 23,
+								"line": 1,
+								"col": 12,
+							},
+						},
+						{
+							"value": "core.fsmonitor",
+							"dynamic": false,
+							"span": {
+								"start": 24,
+								"end": 38,
+								"line": 1,
+								"col": 25,
+							},
+						},
+						{
+							"value": "id \u003e\u00262",
+							"dynamic": false,
+							"span": {
+								"start": 39,
+								"end": 47,
+								"line": 1,
+								"col": 40,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+							4,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 47,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"git config alias.x '!sh'": {
 		"decision": "deny",
 		"codes": [
@@ -31414,6 +32067,113 @@ cases := {
 			},
 		},
 	},
+	"git grep --open-files pat": {
+		"decision": "deny",
+		"codes": [
+			"git.exec",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "git grep --open-files pat",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "git",
+					"base": "git",
+					"kind": "external",
+					"program": "/usr/bin/git",
+					"argv": [
+						{
+							"value": "git",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "grep",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 8,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "--open-files",
+							"dynamic": false,
+							"span": {
+								"start": 9,
+								"end": 21,
+								"line": 1,
+								"col": 10,
+							},
+						},
+						{
+							"value": "pat",
+							"dynamic": false,
+							"span": {
+								"start": 22,
+								"end": 25,
+								"line": 1,
+								"col": 23,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 25,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"git grep -Oid foo": {
 		"decision": "deny",
 		"codes": [
@@ -31679,6 +32439,238 @@ cases := {
 					"span": {
 						"start": 0,
 						"end": 8,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"git init --bare ./x": {
+		"decision": "deny",
+		"codes": [
+			"git.metadata_elsewhere",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "git init --bare ./x",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "git",
+					"base": "git",
+					"kind": "external",
+					"program": "/usr/bin/git",
+					"argv": [
+						{
+							"value": "git",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "init",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 8,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "--bare",
+							"dynamic": false,
+							"span": {
+								"start": 9,
+								"end": 15,
+								"line": 1,
+								"col": 10,
+							},
+						},
+						{
+							"value": "./x",
+							"dynamic": false,
+							"span": {
+								"start": 16,
+								"end": 19,
+								"line": 1,
+								"col": 17,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 3,
+							"value": "./x",
+							"resolved": "/ws/x",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 19,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"git init --separate-git-dir=meta ./w": {
+		"decision": "deny",
+		"codes": [
+			"git.metadata_elsewhere",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "git init --separate-git-dir=meta ./w",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "git",
+					"base": "git",
+					"kind": "external",
+					"program": "/usr/bin/git",
+					"argv": [
+						{
+							"value": "git",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "init",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 8,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "--separate-git-dir=meta",
+							"dynamic": false,
+							"span": {
+								"start": 9,
+								"end": 32,
+								"line": 1,
+								"col": 10,
+							},
+						},
+						{
+							"value": "./w",
+							"dynamic": false,
+							"span": {
+								"start": 33,
+								"end": 36,
+								"line": 1,
+								"col": 34,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 3,
+							"value": "./w",
+							"resolved": "/ws/w",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 36,
 						"line": 1,
 						"col": 1,
 					},
@@ -32072,6 +33064,113 @@ cases := {
 					"span": {
 						"start": 0,
 						"end": 8,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"git rebase --exe='id' main": {
+		"decision": "deny",
+		"codes": [
+			"git.exec",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "git rebase --exe='id' main",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "git",
+					"base": "git",
+					"kind": "external",
+					"program": "/usr/bin/git",
+					"argv": [
+						{
+							"value": "git",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "rebase",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 10,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "--exe=id",
+							"dynamic": false,
+							"span": {
+								"start": 11,
+								"end": 21,
+								"line": 1,
+								"col": 12,
+							},
+						},
+						{
+							"value": "main",
+							"dynamic": false,
+							"span": {
+								"start": 22,
+								"end": 26,
+								"line": 1,
+								"col": 23,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 26,
 						"line": 1,
 						"col": 1,
 					},
@@ -32518,6 +33617,113 @@ cases := {
 					"span": {
 						"start": 0,
 						"end": 28,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"git reset --har HEAD": {
+		"decision": "ask",
+		"codes": [
+			"git.destructive",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "git reset --har HEAD",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "git",
+					"base": "git",
+					"kind": "external",
+					"program": "/usr/bin/git",
+					"argv": [
+						{
+							"value": "git",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "reset",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 9,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "--har",
+							"dynamic": false,
+							"span": {
+								"start": 10,
+								"end": 15,
+								"line": 1,
+								"col": 11,
+							},
+						},
+						{
+							"value": "HEAD",
+							"dynamic": false,
+							"span": {
+								"start": 16,
+								"end": 20,
+								"line": 1,
+								"col": 17,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 20,
 						"line": 1,
 						"col": 1,
 					},

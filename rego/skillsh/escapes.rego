@@ -449,7 +449,7 @@ _git_sets_config(cmd) if {
 # git config reads: --get*, --list, -l, or a single name.
 _git_config_reads(args) if {
 	some a in args
-	regex.match(`^(--get|--get-all|--get-regexp|--get-urlmatch|--get-color|--get-colorbool|--list|-l|--show-origin|--show-scope|--name-only|get|list)$`, a)
+	regex.match(`^(--get|--get-all|--get-regexp|--get-urlmatch|--get-color|--get-colorbool|--list|-l|get|list)$`, a)
 	not _git_config_writes(args)
 }
 
@@ -518,11 +518,18 @@ _git_runs[cmd.index] contains "bisect run" if {
 	sub.args[0] == "run"
 }
 
-_git_exec_arg("rebase", a) := a if regex.match(`^(-x|--exec)(=|$)|^-x.`, a)
+_git_exec_arg("rebase", a) := a if regex.match(`^-x`, a)
 
-_git_exec_arg("grep", a) := a if regex.match(`^(-O|--open-files-in-pager)`, a)
+_git_exec_arg("grep", a) := a if startswith(a, "-O")
 
-_git_exec_arg(_, a) := a if regex.match(`^--(upload-pack|receive-pack|exec)(=|$)|^-u.`, a)
+_git_exec_arg("grep", a) := a if _git_long(a, "open-files-in-pager")
+
+_git_exec_arg(_, a) := a if regex.match(`^-u.`, a)
+
+_git_exec_arg(_, a) := a if {
+	some full in {"upload-pack", "receive-pack", "exec"}
+	_git_long(a, full)
+}
 
 _git_exec_arg(sub, a) := a if {
 	sub in {"clone", "fetch", "pull", "ls-remote", "archive"}
@@ -532,6 +539,15 @@ _git_exec_arg(sub, a) := a if {
 _git_exec_arg(_, "--help") := "--help"
 
 _git_exec_arg(_, a) := a if regex.match(`^(ext|fd)::`, a)
+
+# _git_long(a, full) holds when the word a is the long option --full, or
+# abbreviates it as git accepts (--har for --hard), with or without =value.
+_git_long(a, full) if {
+	startswith(a, "--")
+	name := split(substring(a, 2, -1), "=")[0]
+	name != ""
+	startswith(full, name)
+}
 
 # METADATA
 # title: git outside the workspace
@@ -568,6 +584,40 @@ _git_dirs[cmd.index] contains input.cwd if {
 _git_moves(cmd) if {
 	some o in facts.options[cmd.index]
 	o in {"-C", "--git-dir", "--work-tree"}
+}
+
+# METADATA
+# title: Repository metadata outside .git
+# description: |
+#   A repository whose metadata is not in a directory named .git (git init
+#   or clone with --bare, --mirror or --separate-git-dir; git --git-dir
+#   naming another directory): its config and hooks could be written like
+#   any file, out of reach of git.metadata_write, and git would run them.
+# custom:
+#   code: git.metadata_elsewhere
+#   verdict: deny
+deny_for.git contains lib.reason(
+	"git.metadata_elsewhere", "deny", cmd, cmd.span,
+	sprintf("`%s`: %s keeps the repository's metadata outside a .git directory", [_text(cmd), why]),
+	"git init or git clone with the repository in DIR/.git, and no --git-dir",
+) if {
+	some cmd in facts.by_base.git
+	some why in _git_elsewhere[cmd.index]
+}
+
+_git_elsewhere[cmd.index] contains a if {
+	some cmd in facts.by_base.git
+	sub := _git_sub(cmd)
+	sub.name in {"init", "clone"}
+	some a in sub.args
+	some full in {"bare", "mirror", "separate-git-dir"}
+	_git_long(a, full)
+}
+
+_git_elsewhere[cmd.index] contains sprintf("--git-dir=%s", [dir]) if {
+	some cmd in facts.by_base.git
+	some dir in lib.option_values(cmd, {"--git-dir"})
+	not regex.match(`(^|/)\.git/*$`, dir)
 }
 
 # METADATA
@@ -621,7 +671,8 @@ ask_for.git contains lib.reason(
 
 _git_destroys(sub) if {
 	sub.name == "reset"
-	"--hard" in sub.args
+	some a in sub.args
+	_git_long(a, "hard")
 }
 
 _git_destroys(sub) if {
@@ -632,7 +683,14 @@ _git_destroys(sub) if {
 _git_destroys(sub) if {
 	sub.name in {"checkout", "switch"}
 	some a in sub.args
-	a in {"-f", "--force", "--", ".", "--discard-changes"}
+	a in {"-f", "--", "."}
+}
+
+_git_destroys(sub) if {
+	sub.name in {"checkout", "switch"}
+	some a in sub.args
+	some full in {"force", "discard-changes"}
+	_git_long(a, full)
 }
 
 _git_destroys(sub) if sub.name == "restore"
