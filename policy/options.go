@@ -42,6 +42,7 @@ type Grammar struct {
 	shortArgs    string          // short options that take the next word or the rest of theirs
 	optionalArgs string          // short options whose argument is optional and attached
 	longArgs     map[string]bool // long options (without --) that take an argument
+	pairArgs     map[string]bool // long options (without --) that take two words (jq --arg NAME VALUE)
 	known        []string        // every long option the grammar names, for abbreviations
 	posix        bool            // options end at the first operand
 	abbrev       bool            // long options may be abbreviated
@@ -54,7 +55,7 @@ var optionListKeys = []string{"text_options", "write_options", "target_options",
 // grammarOf builds a Grammar from one allowlist entry. Fields of the wrong
 // type are ignored, as the Rego helpers that read them ignore them.
 func grammarOf(spec map[string]any) *Grammar {
-	g := &Grammar{longArgs: map[string]bool{}}
+	g := &Grammar{longArgs: map[string]bool{}, pairArgs: map[string]bool{}}
 	g.shortArgs, _ = spec["short_args"].(string)
 	g.optionalArgs, _ = spec["optional_args"].(string)
 	g.posix, _ = spec["posix"].(bool)
@@ -62,6 +63,10 @@ func grammarOf(spec map[string]any) *Grammar {
 	known := map[string]bool{}
 	for _, name := range stringList(spec["long_args"]) {
 		g.longArgs[name] = true
+		known[name] = true
+	}
+	for _, name := range stringList(spec["pair_args"]) {
+		g.longArgs[name], g.pairArgs[name] = true, true
 		known[name] = true
 	}
 	for _, name := range stringList(spec["flags"]) {
@@ -148,7 +153,22 @@ func (g *Grammar) long(argv []Word, i int, opts *Options, names map[string]bool)
 		return i
 	}
 	opts.Args = append(opts.Args, OptionArg{Arg: i + 1, Options: expanded, Value: literal(argv[i+1])})
-	return i + 1
+	if !g.takesPair(expanded) || i+2 >= len(argv) {
+		return i + 1
+	}
+	opts.Args = append(opts.Args, OptionArg{Arg: i + 2, Options: expanded, Value: literal(argv[i+2])})
+	return i + 2
+}
+
+// takesPair reports whether an option given as its own word takes the two
+// words after it (--rawfile NAME FILE): both are its arguments.
+func (g *Grammar) takesPair(expanded []string) bool {
+	for _, n := range expanded {
+		if g.pairArgs[n[2:]] {
+			return true
+		}
+	}
+	return false
 }
 
 func (g *Grammar) takesArg(expanded []string) bool {

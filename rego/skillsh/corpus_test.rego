@@ -2786,6 +2786,125 @@ cases := {
 			},
 		},
 	},
+	"POSIXLY_CORRECT=1 grep x ./notes.txt": {
+		"decision": "deny",
+		"codes": [
+			"env.sensitive_assignment",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "POSIXLY_CORRECT=1 grep x ./notes.txt",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "grep",
+					"base": "grep",
+					"kind": "external",
+					"program": "/usr/bin/grep",
+					"argv": [
+						{
+							"value": "grep",
+							"dynamic": false,
+							"span": {
+								"start": 18,
+								"end": 22,
+								"line": 1,
+								"col": 19,
+							},
+						},
+						{
+							"value": "x",
+							"dynamic": false,
+							"span": {
+								"start": 23,
+								"end": 24,
+								"line": 1,
+								"col": 24,
+							},
+						},
+						{
+							"value": "./notes.txt",
+							"dynamic": false,
+							"span": {
+								"start": 25,
+								"end": 36,
+								"line": 1,
+								"col": 26,
+							},
+						},
+					],
+					"assigns": [
+						{
+							"name": "POSIXLY_CORRECT",
+							"value": "1",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 17,
+								"line": 1,
+								"col": 1,
+							},
+						},
+					],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "./notes.txt",
+							"resolved": "/ws/notes.txt",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 36,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [
+					"POSIXLY_CORRECT",
+				],
+			},
+		},
+	},
 	"PYTHONPATH=./evil python3 ./a.py": {
 		"decision": "deny",
 		"codes": [
@@ -16710,6 +16829,324 @@ cases := {
 					"span": {
 						"start": 0,
 						"end": 14,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"date --iso-8601=seconds": {
+		"decision": "allow",
+		"codes": [],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "date --iso-8601=seconds",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "date",
+					"base": "date",
+					"kind": "external",
+					"program": "/usr/bin/date",
+					"argv": [
+						{
+							"value": "date",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 4,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "--iso-8601=seconds",
+							"dynamic": false,
+							"span": {
+								"start": 5,
+								"end": 23,
+								"line": 1,
+								"col": 6,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [],
+					"options": {
+						"names": [
+							"--iso-8601",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"--iso-8601",
+								],
+								"value": "seconds",
+								"attached": true,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 23,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"date -d '2 days ago' +%s": {
+		"decision": "allow",
+		"codes": [],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "date -d '2 days ago' +%s",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "date",
+					"base": "date",
+					"kind": "external",
+					"program": "/usr/bin/date",
+					"argv": [
+						{
+							"value": "date",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 4,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-d",
+							"dynamic": false,
+							"span": {
+								"start": 5,
+								"end": 7,
+								"line": 1,
+								"col": 6,
+							},
+						},
+						{
+							"value": "2 days ago",
+							"dynamic": false,
+							"span": {
+								"start": 8,
+								"end": 20,
+								"line": 1,
+								"col": 9,
+							},
+						},
+						{
+							"value": "+%s",
+							"dynamic": false,
+							"span": {
+								"start": 21,
+								"end": 24,
+								"line": 1,
+								"col": 22,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [],
+					"options": {
+						"names": [
+							"-d",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-d",
+								],
+								"value": "2 days ago",
+								"attached": false,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 24,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"date -f /etc/passwd": {
+		"decision": "deny",
+		"codes": [
+			"path.outside_roots",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "date -f /etc/passwd",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "date",
+					"base": "date",
+					"kind": "external",
+					"program": "/usr/bin/date",
+					"argv": [
+						{
+							"value": "date",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 4,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-f",
+							"dynamic": false,
+							"span": {
+								"start": 5,
+								"end": 7,
+								"line": 1,
+								"col": 6,
+							},
+						},
+						{
+							"value": "/etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 8,
+								"end": 19,
+								"line": 1,
+								"col": 9,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "/etc/passwd",
+							"resolved": "/etc/passwd",
+							"root": "",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [
+							"-f",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-f",
+								],
+								"value": "/etc/passwd",
+								"attached": false,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 19,
 						"line": 1,
 						"col": 1,
 					},
@@ -36087,6 +36524,326 @@ cases := {
 			},
 		},
 	},
+	"jq --slurpfile d ./data.json '.' ./data.json": {
+		"decision": "allow",
+		"codes": [],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "jq --slurpfile d ./data.json '.' ./data.json",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "jq",
+					"base": "jq",
+					"kind": "external",
+					"program": "/usr/bin/jq",
+					"argv": [
+						{
+							"value": "jq",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 2,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "--slurpfile",
+							"dynamic": false,
+							"span": {
+								"start": 3,
+								"end": 14,
+								"line": 1,
+								"col": 4,
+							},
+						},
+						{
+							"value": "d",
+							"dynamic": false,
+							"span": {
+								"start": 15,
+								"end": 16,
+								"line": 1,
+								"col": 16,
+							},
+						},
+						{
+							"value": "./data.json",
+							"dynamic": false,
+							"span": {
+								"start": 17,
+								"end": 28,
+								"line": 1,
+								"col": 18,
+							},
+						},
+						{
+							"value": ".",
+							"dynamic": false,
+							"span": {
+								"start": 29,
+								"end": 32,
+								"line": 1,
+								"col": 30,
+							},
+						},
+						{
+							"value": "./data.json",
+							"dynamic": false,
+							"span": {
+								"start": 33,
+								"end": 44,
+								"line": 1,
+								"col": 34,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 3,
+							"value": "./data.json",
+							"resolved": "/ws/data.json",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+						},
+						{
+							"arg": 4,
+							"value": ".",
+							"resolved": "/ws",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+							"dir": true,
+						},
+						{
+							"arg": 5,
+							"value": "./data.json",
+							"resolved": "/ws/data.json",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [
+							"--slurpfile",
+						],
+						"operands": [
+							4,
+							5,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"--slurpfile",
+								],
+								"value": "d",
+								"attached": false,
+							},
+							{
+								"arg": 3,
+								"options": [
+									"--slurpfile",
+								],
+								"value": "./data.json",
+								"attached": false,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 44,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"jq -n --arg x /etc/passwd '$x'": {
+		"decision": "allow",
+		"codes": [],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "jq -n --arg x /etc/passwd '$x'",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "jq",
+					"base": "jq",
+					"kind": "external",
+					"program": "/usr/bin/jq",
+					"argv": [
+						{
+							"value": "jq",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 2,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-n",
+							"dynamic": false,
+							"span": {
+								"start": 3,
+								"end": 5,
+								"line": 1,
+								"col": 4,
+							},
+						},
+						{
+							"value": "--arg",
+							"dynamic": false,
+							"span": {
+								"start": 6,
+								"end": 11,
+								"line": 1,
+								"col": 7,
+							},
+						},
+						{
+							"value": "x",
+							"dynamic": false,
+							"span": {
+								"start": 12,
+								"end": 13,
+								"line": 1,
+								"col": 13,
+							},
+						},
+						{
+							"value": "/etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 14,
+								"end": 25,
+								"line": 1,
+								"col": 15,
+							},
+						},
+						{
+							"value": "$x",
+							"dynamic": false,
+							"span": {
+								"start": 26,
+								"end": 30,
+								"line": 1,
+								"col": 27,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 4,
+							"value": "/etc/passwd",
+							"resolved": "/etc/passwd",
+							"root": "",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [
+							"--arg",
+							"-n",
+						],
+						"operands": [
+							5,
+						],
+						"args": [
+							{
+								"arg": 3,
+								"options": [
+									"--arg",
+								],
+								"value": "x",
+								"attached": false,
+							},
+							{
+								"arg": 4,
+								"options": [
+									"--arg",
+								],
+								"value": "/etc/passwd",
+								"attached": false,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 30,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"jq -r .version /skills-root/csv-summary/package.json": {
 		"decision": "allow",
 		"codes": [],
@@ -36189,6 +36946,160 @@ cases := {
 					"span": {
 						"start": 0,
 						"end": 52,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"jq -rn --rawfile x /etc/passwd '$x'": {
+		"decision": "deny",
+		"codes": [
+			"path.outside_roots",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "jq -rn --rawfile x /etc/passwd '$x'",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "jq",
+					"base": "jq",
+					"kind": "external",
+					"program": "/usr/bin/jq",
+					"argv": [
+						{
+							"value": "jq",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 2,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-rn",
+							"dynamic": false,
+							"span": {
+								"start": 3,
+								"end": 6,
+								"line": 1,
+								"col": 4,
+							},
+						},
+						{
+							"value": "--rawfile",
+							"dynamic": false,
+							"span": {
+								"start": 7,
+								"end": 16,
+								"line": 1,
+								"col": 8,
+							},
+						},
+						{
+							"value": "x",
+							"dynamic": false,
+							"span": {
+								"start": 17,
+								"end": 18,
+								"line": 1,
+								"col": 18,
+							},
+						},
+						{
+							"value": "/etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 19,
+								"end": 30,
+								"line": 1,
+								"col": 20,
+							},
+						},
+						{
+							"value": "$x",
+							"dynamic": false,
+							"span": {
+								"start": 31,
+								"end": 35,
+								"line": 1,
+								"col": 32,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 4,
+							"value": "/etc/passwd",
+							"resolved": "/etc/passwd",
+							"root": "",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [
+							"--rawfile",
+							"-n",
+							"-r",
+						],
+						"operands": [
+							5,
+						],
+						"args": [
+							{
+								"arg": 3,
+								"options": [
+									"--rawfile",
+								],
+								"value": "x",
+								"attached": false,
+							},
+							{
+								"arg": 4,
+								"options": [
+									"--rawfile",
+								],
+								"value": "/etc/passwd",
+								"attached": false,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 35,
 						"line": 1,
 						"col": 1,
 					},
@@ -39435,6 +40346,129 @@ cases := {
 			},
 		},
 	},
+	"node --import='data:text/javascript,1' ./a.js": {
+		"decision": "deny",
+		"codes": [
+			"interpreter.inline_code",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "node --import='data:text/javascript,1' ./a.js",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "node",
+					"base": "node",
+					"kind": "external",
+					"program": "/usr/bin/node",
+					"argv": [
+						{
+							"value": "node",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 4,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "--import=data:text/javascript,1",
+							"dynamic": false,
+							"span": {
+								"start": 5,
+								"end": 38,
+								"line": 1,
+								"col": 6,
+							},
+						},
+						{
+							"value": "./a.js",
+							"dynamic": false,
+							"span": {
+								"start": 39,
+								"end": 45,
+								"line": 1,
+								"col": 40,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "data:text/javascript,1",
+							"resolved": "/ws/data:text/javascript,1",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+						{
+							"arg": 2,
+							"value": "./a.js",
+							"resolved": "/ws/a.js",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [
+							"--import",
+						],
+						"operands": [
+							2,
+						],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"--import",
+								],
+								"value": "data:text/javascript,1",
+								"attached": true,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 45,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"node --inspect ./a.js": {
 		"decision": "deny",
 		"codes": [
@@ -39616,6 +40650,139 @@ cases := {
 									"-e",
 								],
 								"value": "console.log(1)",
+								"attached": false,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 24,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"node -r ./hook.js ./a.js": {
+		"decision": "deny",
+		"codes": [
+			"interpreter.inline_code",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "node -r ./hook.js ./a.js",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "node",
+					"base": "node",
+					"kind": "external",
+					"program": "/usr/bin/node",
+					"argv": [
+						{
+							"value": "node",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 4,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-r",
+							"dynamic": false,
+							"span": {
+								"start": 5,
+								"end": 7,
+								"line": 1,
+								"col": 6,
+							},
+						},
+						{
+							"value": "./hook.js",
+							"dynamic": false,
+							"span": {
+								"start": 8,
+								"end": 17,
+								"line": 1,
+								"col": 9,
+							},
+						},
+						{
+							"value": "./a.js",
+							"dynamic": false,
+							"span": {
+								"start": 18,
+								"end": 24,
+								"line": 1,
+								"col": 19,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "./hook.js",
+							"resolved": "/ws/hook.js",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+						{
+							"arg": 3,
+							"value": "./a.js",
+							"resolved": "/ws/a.js",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [
+							"-r",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-r",
+								],
+								"value": "./hook.js",
 								"attached": false,
 							},
 						],
@@ -40287,6 +41454,120 @@ cases := {
 			},
 		},
 	},
+	"perl -M'strict;print 1' /dev/null": {
+		"decision": "deny",
+		"codes": [
+			"interpreter.inline_code",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "perl -M'strict;print 1' /dev/null",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "perl",
+					"base": "perl",
+					"kind": "external",
+					"program": "/usr/bin/perl",
+					"argv": [
+						{
+							"value": "perl",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 4,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-Mstrict;print 1",
+							"dynamic": false,
+							"span": {
+								"start": 5,
+								"end": 23,
+								"line": 1,
+								"col": 6,
+							},
+						},
+						{
+							"value": "/dev/null",
+							"dynamic": false,
+							"span": {
+								"start": 24,
+								"end": 33,
+								"line": 1,
+								"col": 25,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "/dev/null",
+							"resolved": "/dev/null",
+							"root": "device",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [
+							"-M",
+						],
+						"operands": [
+							2,
+						],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"-M",
+								],
+								"value": "strict;print 1",
+								"attached": true,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 33,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"perl -e 'print 1'": {
 		"decision": "deny",
 		"codes": [
@@ -40370,6 +41651,89 @@ cases := {
 					"span": {
 						"start": 0,
 						"end": 17,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"perl -v": {
+		"decision": "allow",
+		"codes": [],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "perl -v",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "perl",
+					"base": "perl",
+					"kind": "external",
+					"program": "/usr/bin/perl",
+					"argv": [
+						{
+							"value": "perl",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 4,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-v",
+							"dynamic": false,
+							"span": {
+								"start": 5,
+								"end": 7,
+								"line": 1,
+								"col": 6,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [],
+					"options": {
+						"names": [
+							"-v",
+						],
+						"operands": [],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 7,
 						"line": 1,
 						"col": 1,
 					},
@@ -47903,6 +49267,109 @@ cases := {
 			},
 		},
 	},
+	"sort --files0-from=./notes.txt": {
+		"decision": "deny",
+		"codes": [
+			"exec.option",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "sort --files0-from=./notes.txt",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "sort",
+					"base": "sort",
+					"kind": "external",
+					"program": "/usr/bin/sort",
+					"argv": [
+						{
+							"value": "sort",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 4,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "--files0-from=./notes.txt",
+							"dynamic": false,
+							"span": {
+								"start": 5,
+								"end": 30,
+								"line": 1,
+								"col": 6,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "./notes.txt",
+							"resolved": "/ws/notes.txt",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [
+							"--files0-from",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"--files0-from",
+								],
+								"value": "./notes.txt",
+								"attached": true,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 30,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"sort -o /etc/x ./a": {
 		"decision": "deny",
 		"codes": [
@@ -50591,6 +52058,157 @@ cases := {
 					"span": {
 						"start": 0,
 						"end": 29,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"tar -cf ./o.tar -T ./notes.txt": {
+		"decision": "deny",
+		"codes": [
+			"exec.option",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "tar -cf ./o.tar -T ./notes.txt",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "tar",
+					"base": "tar",
+					"kind": "external",
+					"program": "/usr/bin/tar",
+					"argv": [
+						{
+							"value": "tar",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-cf",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 7,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "./o.tar",
+							"dynamic": false,
+							"span": {
+								"start": 8,
+								"end": 15,
+								"line": 1,
+								"col": 9,
+							},
+						},
+						{
+							"value": "-T",
+							"dynamic": false,
+							"span": {
+								"start": 16,
+								"end": 18,
+								"line": 1,
+								"col": 17,
+							},
+						},
+						{
+							"value": "./notes.txt",
+							"dynamic": false,
+							"span": {
+								"start": 19,
+								"end": 30,
+								"line": 1,
+								"col": 20,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "./o.tar",
+							"resolved": "/ws/o.tar",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+						{
+							"arg": 4,
+							"value": "./notes.txt",
+							"resolved": "/ws/notes.txt",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [
+							"-T",
+							"-c",
+							"-f",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-f",
+								],
+								"value": "./o.tar",
+								"attached": false,
+							},
+							{
+								"arg": 4,
+								"options": [
+									"-T",
+								],
+								"value": "./notes.txt",
+								"attached": false,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 30,
 						"line": 1,
 						"col": 1,
 					},
@@ -55407,6 +57025,120 @@ cases := {
 			},
 		},
 	},
+	"wc -l --files0-from=./notes.txt": {
+		"decision": "deny",
+		"codes": [
+			"exec.option",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "wc -l --files0-from=./notes.txt",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "wc",
+					"base": "wc",
+					"kind": "external",
+					"program": "/usr/bin/wc",
+					"argv": [
+						{
+							"value": "wc",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 2,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-l",
+							"dynamic": false,
+							"span": {
+								"start": 3,
+								"end": 5,
+								"line": 1,
+								"col": 4,
+							},
+						},
+						{
+							"value": "--files0-from=./notes.txt",
+							"dynamic": false,
+							"span": {
+								"start": 6,
+								"end": 31,
+								"line": 1,
+								"col": 7,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "./notes.txt",
+							"resolved": "/ws/notes.txt",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [
+							"--files0-from",
+							"-l",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"--files0-from",
+								],
+								"value": "./notes.txt",
+								"attached": true,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 31,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"wc -l ./data.csv": {
 		"decision": "allow",
 		"codes": [],
@@ -57723,6 +59455,161 @@ cases := {
 			},
 		},
 	},
+	"zip -T --unzip-com 'id' ./a.zip ./notes.txt": {
+		"decision": "deny",
+		"codes": [
+			"exec.option",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "zip -T --unzip-com 'id' ./a.zip ./notes.txt",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "zip",
+					"base": "zip",
+					"kind": "external",
+					"program": "/usr/bin/zip",
+					"argv": [
+						{
+							"value": "zip",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-T",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 6,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "--unzip-com",
+							"dynamic": false,
+							"span": {
+								"start": 7,
+								"end": 18,
+								"line": 1,
+								"col": 8,
+							},
+						},
+						{
+							"value": "id",
+							"dynamic": false,
+							"span": {
+								"start": 19,
+								"end": 23,
+								"line": 1,
+								"col": 20,
+							},
+						},
+						{
+							"value": "./a.zip",
+							"dynamic": false,
+							"span": {
+								"start": 24,
+								"end": 31,
+								"line": 1,
+								"col": 25,
+							},
+						},
+						{
+							"value": "./notes.txt",
+							"dynamic": false,
+							"span": {
+								"start": 32,
+								"end": 43,
+								"line": 1,
+								"col": 33,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 4,
+							"value": "./a.zip",
+							"resolved": "/ws/a.zip",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+						{
+							"arg": 5,
+							"value": "./notes.txt",
+							"resolved": "/ws/notes.txt",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [
+							"--unzip-command",
+							"-T",
+						],
+						"operands": [
+							4,
+							5,
+						],
+						"args": [
+							{
+								"arg": 3,
+								"options": [
+									"--unzip-command",
+								],
+								"value": "id",
+								"attached": false,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 43,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"zip -T --unzip-command=sh ./a.zip ./x": {
 		"decision": "deny",
 		"codes": [
@@ -57993,6 +59880,153 @@ cases := {
 					"span": {
 						"start": 0,
 						"end": 33,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"zip -T -qTT 'id' ./a.zip ./notes.txt": {
+		"decision": "deny",
+		"codes": [
+			"exec.option",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "zip -T -qTT 'id' ./a.zip ./notes.txt",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "zip",
+					"base": "zip",
+					"kind": "external",
+					"program": "/usr/bin/zip",
+					"argv": [
+						{
+							"value": "zip",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-T",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 6,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "-qTT",
+							"dynamic": false,
+							"span": {
+								"start": 7,
+								"end": 11,
+								"line": 1,
+								"col": 8,
+							},
+						},
+						{
+							"value": "id",
+							"dynamic": false,
+							"span": {
+								"start": 12,
+								"end": 16,
+								"line": 1,
+								"col": 13,
+							},
+						},
+						{
+							"value": "./a.zip",
+							"dynamic": false,
+							"span": {
+								"start": 17,
+								"end": 24,
+								"line": 1,
+								"col": 18,
+							},
+						},
+						{
+							"value": "./notes.txt",
+							"dynamic": false,
+							"span": {
+								"start": 25,
+								"end": 36,
+								"line": 1,
+								"col": 26,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 4,
+							"value": "./a.zip",
+							"resolved": "/ws/a.zip",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+						{
+							"arg": 5,
+							"value": "./notes.txt",
+							"resolved": "/ws/notes.txt",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [
+							"-T",
+							"-q",
+						],
+						"operands": [
+							3,
+							4,
+							5,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 36,
 						"line": 1,
 						"col": 1,
 					},

@@ -26,11 +26,12 @@ ask contains r if {
 }
 
 # METADATA
-# title: Option runs a program
+# title: Option runs a program or hides what is read
 # description: |
 #   An option listed in the program's deny_options (sort
 #   --compress-program, rg --pre, tar --to-command, ...): it makes the
-#   program run another program, which the policy cannot see.
+#   program run another program, or read files named in a file (wc
+#   --files0-from, tar -T), which the policy cannot see.
 # custom:
 #   code: exec.option
 #   verdict: deny
@@ -733,6 +734,12 @@ _module_given(cmd) if {
 _version_only(cmd) if {
 	some o in cmd.options.names
 	o in {"-V", "--version", "-h", "--help"}
+}
+
+# perl -v and node -v print the version (python3 -v is verbose).
+_version_only(cmd) if {
+	cmd.base in {"perl", "node"}
+	"-v" in cmd.options.names
 }
 
 # METADATA

@@ -51,7 +51,7 @@ _old_style(cmd) := {concat("", ["-", c]) | some c in split(cmd.argv[1].value, ""
 	not startswith(cmd.argv[1].value, "-")
 } else := set()
 
-_zip_options(cmd) := {"-TT" | some w in cmd.argv; startswith(w.value, "-TT")}
+_zip_options(cmd) := {"-TT" | some w in cmd.argv; regex.match(`^-[^-]*TT`, w.value)}
 
 # by_base[base] lists the commands with that base name, so that a rule about
 # one program looks it up instead of scanning every command. A complete
@@ -104,7 +104,7 @@ _access(cmd, s, i) := "read" if {
 # grammar, the options whose arguments are text or written (which concern
 # option arguments only), and the markers other rules read.
 _operand_reader_keys := {
-	"short_args", "long_args", "optional_args", "flags", "posix", "abbrev", "deny_options",
+	"short_args", "long_args", "pair_args", "optional_args", "flags", "posix", "abbrev", "deny_options",
 	"text_options", "write_options", "target_options", "interpreter", "inline_options",
 	"module_options", "shell", "subcommands", "network_subcommands", "zip", "unzip", "git",
 	"sed", "awk", "cd",
