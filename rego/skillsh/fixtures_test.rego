@@ -279,8 +279,16 @@ _has_option_word(argv) if {
 _parse_options(argv, spec) := {"options": opts, "operands": operands, "values": values, "attached": attached} if {
 	needs := [_needs(i, w, spec) | some i, w in argv]
 	chained := {i | some i, _ in argv; _consumed(needs, i)}
-	end := _end(argv, chained, spec)
-	consumed := {i | some i in chained; i <= end}
+	second := {j |
+		some i, w in argv
+		i > 0
+		not i in chained
+		_takes_pair(w, spec)
+		j := i + 2
+		j < count(argv)
+	}
+	end := _end(argv, chained | second, spec)
+	consumed := {i | some i in (chained | second); i <= end}
 	optwords := {i | some i, w in argv; i > 0; i < end; not i in consumed; _is_option(w)}
 	opts := {name | some i in optwords; some name in _names(argv[i].value, spec)}
 	operands := [i |
@@ -293,8 +301,21 @@ _parse_options(argv, spec) := {"options": opts, "operands": operands, "values": 
 	attached := {i | some i in optwords; _has_value(argv[i].value, spec)}
 	values := object.union(
 		{i: _value_names(argv[i].value, spec) | some i in attached},
-		{i: _arg_names(argv[i - 1].value, spec) | some i in consumed},
+		object.union(
+			{i: _arg_names(argv[i - 1].value, spec) | some i in (consumed - second)},
+			{i: _arg_names(argv[i - 2].value, spec) | some i in (consumed & second)},
+		),
 	)
+}
+
+# _takes_pair: a long option of pair_args, given as its own word, takes the
+# two words after it (the parity of _consumed counts the first).
+_takes_pair(w, spec) if {
+	_is_option(w)
+	startswith(w.value, "--")
+	not contains(w.value, "=")
+	some name in _long_names(substring(w.value, 2, -1), spec)
+	substring(name, 2, -1) in object.get(spec, "pair_args", [])
 }
 
 _is_option(w) if {
@@ -337,7 +358,7 @@ _takes_next(w, spec) if {
 	startswith(w.value, "--")
 	not contains(w.value, "=")
 	some name in _long_names(substring(w.value, 2, -1), spec)
-	substring(name, 2, -1) in object.get(spec, "long_args", [])
+	substring(name, 2, -1) in array.concat(object.get(spec, "long_args", []), object.get(spec, "pair_args", []))
 }
 
 _takes_next(w, spec) if {
@@ -375,7 +396,7 @@ _long_names(given, spec) := {concat("", ["--", given])} if {
 	startswith(k, given)
 } else := {concat("", ["--", given])}
 
-_known_long(spec) := (({k | some k in object.get(spec, "long_args", [])} | {k | some k in object.get(spec, "flags", [])}) | {substring(o, 2, -1) |
+_known_long(spec) := (({k | some k in array.concat(object.get(spec, "long_args", []), object.get(spec, "pair_args", []))} | {k | some k in object.get(spec, "flags", [])}) | {substring(o, 2, -1) |
 	some key in ["text_options", "write_options", "target_options", "inplace_options", "pattern_options", "inline_options", "module_options"]
 	some o in object.get(spec, key, [])
 	startswith(o, "--")
