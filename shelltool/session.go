@@ -3,7 +3,9 @@ package shelltool
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime/metrics"
 	"strings"
 	"sync"
@@ -178,18 +180,65 @@ func (c *call) execute(ctx context.Context, profile *policy.Profile) {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	go watchMemory(ctx, stop, c.tool.cfg.ShellMemory)
+	go watchPipes(ctx, stop, c.tool.pipes)
 	r, err := c.s.runnerFor(c)
 	if err != nil {
 		c.setupError(err)
 		return
 	}
 	err = r.Run(ctx, c.file)
-	if errors.Is(context.Cause(ctx), errShellMemory) {
-		err = errShellMemory
+	if cause := context.Cause(ctx); errors.Is(cause, errShellMemory) || errors.Is(cause, errPipesWrite) {
+		err = cause
 	}
 	cancel() // ends background programs with the call
 	c.running.Wait()
+	if removeStrays(c.tool.pipes) {
+		err = errPipesWrite
+	}
 	c.exitStatus(ctx, err)
+}
+
+// errPipesWrite stops a call that wrote into the interpreter's pipes
+// directory.
+var errPipesWrite = errors.New("a command wrote a file into the shell's pipes directory, which holds only the named pipes of process substitutions; the file was removed and the call stopped")
+
+// watchPipes stops the call through stop when an entry other than a named
+// pipe appears in dir while ctx lasts, and removes it. The interpreter
+// opens paths there itself, as root and without the open handler, so a
+// redirection such as > "${f%/*}/sh-interp-x" (f from <(...)) is seen only
+// here. It polls: a file may grow for one interval, or, written by a
+// program, up to the program's file size limit.
+func watchPipes(ctx context.Context, stop context.CancelCauseFunc, dir string) {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if removeStrays(dir) {
+				stop(errPipesWrite)
+				return
+			}
+		}
+	}
+}
+
+// removeStrays removes every entry of dir that is not a named pipe and
+// reports whether there was one. A dir that cannot be read has none.
+func removeStrays(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	found := false
+	for _, e := range entries {
+		if e.Type()&fs.ModeNamedPipe == 0 {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+			found = true
+		}
+	}
+	return found
 }
 
 // errShellMemory stops a call whose shell values grew too large.
@@ -226,6 +275,9 @@ func (c *call) exitStatus(ctx context.Context, err error) {
 	switch {
 	case errors.Is(err, errShellMemory):
 		c.res.ExitCode = ExitShellMemory
+		c.res.Error = err.Error()
+	case errors.Is(err, errPipesWrite):
+		c.res.ExitCode = ExitRefused
 		c.res.Error = err.Error()
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		c.res.TimedOut = true

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -497,6 +498,39 @@ func TestShellWritesAreBounded(t *testing.T) {
 	for _, name := range []string{"big2", "big3"} {
 		if fi, err := os.Stat(filepath.Join(tool.Workspace(), name)); err != nil || fi.Size() != limit {
 			t.Errorf("%s, a program's then the shell's writes: %v %v; %s", name, fi, err, res.Text())
+		}
+	}
+}
+
+// TestPipesDirectoryTakesNoFiles: the interpreter opens paths in its pipes
+// directory itself, as root and without the open handler. A redirection
+// into it, named through a process substitution's path, is caught: the
+// file is removed and the call stopped with 126. Process substitution
+// itself still works.
+func TestPipesDirectoryTakesNoFiles(t *testing.T) {
+	t.Parallel()
+	tool := newToolWith(t, shelltool.Config{Skills: []string{testenv.Skills(t)}, Timeout: 20 * time.Second})
+	res := tool.Run(testContext(t), `cat <(echo from-a-pipe); f=<(:); echo "${f%/*}"`)
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "from-a-pipe") {
+		t.Fatalf("process substitution: %s", res.Text())
+	}
+	pipes := strings.TrimSpace(strings.TrimPrefix(res.Stdout, "from-a-pipe\n"))
+	for _, command := range []string{
+		`f=<(:); echo PWNED > "${f%/*}/sh-interp-x"`,
+		`f=<(:); i=0; while [ $i -lt 1000000 ]; do echo 0123456789; i=$((i+1)); done > "${f%/*}/sh-interp-big"; echo after`,
+	} {
+		res := tool.Run(testContext(t), command)
+		if res.ExitCode != shelltool.ExitRefused || !strings.Contains(res.Error, "pipes directory") || strings.Contains(res.Stdout, "after") {
+			t.Errorf("%s: %s", command, res.Text())
+		}
+		entries, err := os.ReadDir(pipes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.Type()&fs.ModeNamedPipe == 0 {
+				t.Errorf("%s: %s left in the pipes directory", command, e.Name())
+			}
 		}
 	}
 }
