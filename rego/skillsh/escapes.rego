@@ -152,14 +152,17 @@ _sed_s_flags(script) := {m[3] |
 }
 
 # _sed_rest(script) is what is left of a script once s and y commands,
-# addresses, text of a/i/c, labels and comments are taken out: command
-# letters and numbers.
+# addresses, labels, comments and the text of a/i/c are taken out: command
+# letters and numbers. Labels go before text, so that the a of :a is no
+# text command, and a/i/c count only where a command starts (after a
+# separator, a brace, blanks or an address), so that a letter inside a
+# \cREGEXc address or a file name hides nothing after it.
 _sed_rest(script) := rest if {
 	no_s := _strip_all(script, [p | some d in _sed_s_delims; p := _sed_s_pattern(d)])
 	no_y := _strip_all(no_s, [p | some d in _sed_s_delims; p := _sed_y_pattern(d)])
 	no_addr := regex.replace(no_y, `/(?:\\.|[^/\\\n])*/[IM]*`, ";")
-	no_text := regex.replace(no_addr, `(?m)[aic](?:\\\n)?[^\n]*$`, ";")
-	rest := regex.replace(no_text, `(?m)(?:[:btT][^;\n}]*|#[^\n]*$)`, ";")
+	no_label := regex.replace(no_addr, `(?m)(?:[:btT][^;\n}]*|#[^\n]*$)`, ";")
+	rest := regex.replace(no_label, `(?m)(^|[;{}!0-9$,~\s])\s*[aic](?:\\\n)?[^\n]*$`, "${1};")
 }
 
 _strip_all(s, patterns) := regex.replace(s, concat("|", patterns), ";")
