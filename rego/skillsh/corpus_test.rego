@@ -31058,6 +31058,254 @@ cases := {
 			},
 		},
 	},
+	"git clone ./repo /skills-root/r": {
+		"decision": "deny",
+		"codes": [
+			"git.write_outside_workspace",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "git clone ./repo /skills-root/r",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "git",
+					"base": "git",
+					"kind": "external",
+					"program": "/usr/bin/git",
+					"argv": [
+						{
+							"value": "git",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "clone",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 9,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "./repo",
+							"dynamic": false,
+							"span": {
+								"start": 10,
+								"end": 16,
+								"line": 1,
+								"col": 11,
+							},
+						},
+						{
+							"value": "/skills-root/r",
+							"dynamic": false,
+							"span": {
+								"start": 17,
+								"end": 31,
+								"line": 1,
+								"col": 18,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "./repo",
+							"resolved": "/ws/repo",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+							"dir": true,
+						},
+						{
+							"arg": 3,
+							"value": "/skills-root/r",
+							"resolved": "/skills-root/r",
+							"root": "skills",
+							"root_dir": "/skills-root",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 31,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"git clone /skills-root/csv-summary ./copy": {
+		"decision": "allow",
+		"codes": [],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "git clone /skills-root/csv-summary ./copy",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "git",
+					"base": "git",
+					"kind": "external",
+					"program": "/usr/bin/git",
+					"argv": [
+						{
+							"value": "git",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "clone",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 9,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "/skills-root/csv-summary",
+							"dynamic": false,
+							"span": {
+								"start": 10,
+								"end": 34,
+								"line": 1,
+								"col": 11,
+							},
+						},
+						{
+							"value": "./copy",
+							"dynamic": false,
+							"span": {
+								"start": 35,
+								"end": 41,
+								"line": 1,
+								"col": 36,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "/skills-root/csv-summary",
+							"resolved": "/skills-root/csv-summary",
+							"root": "skills",
+							"root_dir": "/skills-root",
+							"exists": true,
+							"dir": true,
+						},
+						{
+							"arg": 3,
+							"value": "./copy",
+							"resolved": "/ws/copy",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 41,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"git clone /skills-root/csv-summary ./csv-copy": {
 		"decision": "allow",
 		"codes": [],
@@ -32504,6 +32752,133 @@ cases := {
 			},
 		},
 	},
+	"git format-patch -o /skills-root/p HEAD~1": {
+		"decision": "deny",
+		"codes": [
+			"git.write_outside_workspace",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "git format-patch -o /skills-root/p HEAD~1",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "git",
+					"base": "git",
+					"kind": "external",
+					"program": "/usr/bin/git",
+					"argv": [
+						{
+							"value": "git",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "format-patch",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 16,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "-o",
+							"dynamic": false,
+							"span": {
+								"start": 17,
+								"end": 19,
+								"line": 1,
+								"col": 18,
+							},
+						},
+						{
+							"value": "/skills-root/p",
+							"dynamic": false,
+							"span": {
+								"start": 20,
+								"end": 34,
+								"line": 1,
+								"col": 21,
+							},
+						},
+						{
+							"value": "HEAD~1",
+							"dynamic": false,
+							"span": {
+								"start": 35,
+								"end": 41,
+								"line": 1,
+								"col": 36,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 3,
+							"value": "/skills-root/p",
+							"resolved": "/skills-root/p",
+							"root": "skills",
+							"root_dir": "/skills-root",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+							4,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 41,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"git grep --open-files pat": {
 		"decision": "deny",
 		"codes": [
@@ -33129,6 +33504,111 @@ cases := {
 			},
 		},
 	},
+	"git init /skills-root/csv-summary/r": {
+		"decision": "deny",
+		"codes": [
+			"git.write_outside_workspace",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "git init /skills-root/csv-summary/r",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "git",
+					"base": "git",
+					"kind": "external",
+					"program": "/usr/bin/git",
+					"argv": [
+						{
+							"value": "git",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "init",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 8,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "/skills-root/csv-summary/r",
+							"dynamic": false,
+							"span": {
+								"start": 9,
+								"end": 35,
+								"line": 1,
+								"col": 10,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "/skills-root/csv-summary/r",
+							"resolved": "/skills-root/csv-summary/r",
+							"root": "skills",
+							"root_dir": "/skills-root",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 35,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"git log --help": {
 		"decision": "deny",
 		"codes": [
@@ -33320,6 +33800,214 @@ cases := {
 					"span": {
 						"start": 0,
 						"end": 22,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"git log --output=./log.txt": {
+		"decision": "allow",
+		"codes": [],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "git log --output=./log.txt",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "git",
+					"base": "git",
+					"kind": "external",
+					"program": "/usr/bin/git",
+					"argv": [
+						{
+							"value": "git",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "log",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 7,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "--output=./log.txt",
+							"dynamic": false,
+							"span": {
+								"start": 8,
+								"end": 26,
+								"line": 1,
+								"col": 9,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "./log.txt",
+							"resolved": "/ws/log.txt",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 26,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"git log --output=/skills-root/csv-summary/x.txt": {
+		"decision": "deny",
+		"codes": [
+			"git.write_outside_workspace",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "git log --output=/skills-root/csv-summary/x.txt",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "git",
+					"base": "git",
+					"kind": "external",
+					"program": "/usr/bin/git",
+					"argv": [
+						{
+							"value": "git",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "log",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 7,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "--output=/skills-root/csv-summary/x.txt",
+							"dynamic": false,
+							"span": {
+								"start": 8,
+								"end": 47,
+								"line": 1,
+								"col": 9,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "/skills-root/csv-summary/x.txt",
+							"resolved": "/skills-root/csv-summary/x.txt",
+							"root": "skills",
+							"root_dir": "/skills-root",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 47,
 						"line": 1,
 						"col": 1,
 					},

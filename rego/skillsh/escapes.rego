@@ -591,6 +591,64 @@ _git_moves(cmd) if {
 }
 
 # METADATA
+# title: git writes outside the workspace
+# description: |
+#   git init DIR, git clone SRC DIR, and --output/-o/--output-directory of
+#   git log, diff, show and format-patch write where they are told: only
+#   under the workspace.
+# custom:
+#   code: git.write_outside_workspace
+#   verdict: deny
+deny_for.git contains lib.reason(
+	"git.write_outside_workspace", "deny", cmd, cmd.argv[p.arg].span,
+	sprintf("`%s`: git writes %s, outside the workspace %s", [_text(cmd), p.resolved, input.roots.workspace]),
+	lib.write_allowed_text(input.roots),
+) if {
+	some cmd in facts.by_base.git
+	some f in facts.arg_paths
+	f.command == cmd.index
+	p := f.path
+	_git_writes_to(cmd, _git_sub(cmd), p.arg)
+	not lib.within(p.resolved, input.roots.workspace)
+}
+
+# git init DIR: the directory operand.
+_git_writes_to(cmd, sub, i) if {
+	sub.name == "init"
+	i > sub.index
+	not startswith(cmd.argv[i].value, "-")
+}
+
+# git clone SRC DIR: the last of two or more operands.
+_git_writes_to(cmd, sub, i) if {
+	sub.name == "clone"
+	i == count(cmd.argv) - 1
+	count([a | some a in sub.args; not startswith(a, "-")]) >= 2
+}
+
+# --output=FILE, --output FILE, -o DIR, --output-directory DIR.
+_git_writes_to(cmd, sub, i) if {
+	i > sub.index
+	some full in {"output", "output-directory"}
+	_git_long(cmd.argv[i].value, full)
+	contains(cmd.argv[i].value, "=")
+}
+
+_git_writes_to(cmd, sub, i) if {
+	i > sub.index + 1
+	prev := cmd.argv[i - 1].value
+	_git_output_option(prev)
+}
+
+_git_output_option("-o")
+
+_git_output_option(a) if {
+	some full in {"output", "output-directory"}
+	_git_long(a, full)
+	not contains(a, "=")
+}
+
+# METADATA
 # title: Repository metadata outside .git
 # description: |
 #   A repository whose metadata is not in a directory named .git (git init
