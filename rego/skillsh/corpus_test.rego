@@ -60680,6 +60680,278 @@ cases := {
 			},
 		},
 	},
+	"yq -i -y . ./data.json": {
+		"decision": "allow",
+		"codes": [],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "yq -i -y . ./data.json",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "yq",
+					"base": "yq",
+					"kind": "external",
+					"program": "/usr/bin/yq",
+					"argv": [
+						{
+							"value": "yq",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 2,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-i",
+							"dynamic": false,
+							"span": {
+								"start": 3,
+								"end": 5,
+								"line": 1,
+								"col": 4,
+							},
+						},
+						{
+							"value": "-y",
+							"dynamic": false,
+							"span": {
+								"start": 6,
+								"end": 8,
+								"line": 1,
+								"col": 7,
+							},
+						},
+						{
+							"value": ".",
+							"dynamic": false,
+							"span": {
+								"start": 9,
+								"end": 10,
+								"line": 1,
+								"col": 10,
+							},
+						},
+						{
+							"value": "./data.json",
+							"dynamic": false,
+							"span": {
+								"start": 11,
+								"end": 22,
+								"line": 1,
+								"col": 12,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 3,
+							"value": ".",
+							"resolved": "/ws",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+							"dir": true,
+						},
+						{
+							"arg": 4,
+							"value": "./data.json",
+							"resolved": "/ws/data.json",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [
+							"-i",
+							"-y",
+						],
+						"operands": [
+							3,
+							4,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 22,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"yq -i -y . /skills-root/csv-summary/SKILL.md": {
+		"decision": "deny",
+		"codes": [
+			"path.write_outside_workspace",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "yq -i -y . /skills-root/csv-summary/SKILL.md",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "yq",
+					"base": "yq",
+					"kind": "external",
+					"program": "/usr/bin/yq",
+					"argv": [
+						{
+							"value": "yq",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 2,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-i",
+							"dynamic": false,
+							"span": {
+								"start": 3,
+								"end": 5,
+								"line": 1,
+								"col": 4,
+							},
+						},
+						{
+							"value": "-y",
+							"dynamic": false,
+							"span": {
+								"start": 6,
+								"end": 8,
+								"line": 1,
+								"col": 7,
+							},
+						},
+						{
+							"value": ".",
+							"dynamic": false,
+							"span": {
+								"start": 9,
+								"end": 10,
+								"line": 1,
+								"col": 10,
+							},
+						},
+						{
+							"value": "/skills-root/csv-summary/SKILL.md",
+							"dynamic": false,
+							"span": {
+								"start": 11,
+								"end": 44,
+								"line": 1,
+								"col": 12,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 3,
+							"value": ".",
+							"resolved": "/ws",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+							"dir": true,
+						},
+						{
+							"arg": 4,
+							"value": "/skills-root/csv-summary/SKILL.md",
+							"resolved": "/skills-root/csv-summary/SKILL.md",
+							"root": "skills",
+							"root_dir": "/skills-root",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [
+							"-i",
+							"-y",
+						],
+						"operands": [
+							3,
+							4,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 44,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"zip -T --unzip-com 'id' ./a.zip ./notes.txt": {
 		"decision": "deny",
 		"codes": [
