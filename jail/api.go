@@ -190,9 +190,9 @@ const (
 
 // Status says whether a protection can be enforced on this host.
 type Status struct {
-	Protection Protection
-	Active     bool
-	Detail     string // what it covers, or why it is missing
+	Protection Protection `json:"protection"`
+	Active     bool       `json:"active"`
+	Detail     string     `json:"detail"` // what it covers, or why it is missing
 }
 
 // Run starts c in the jail and waits for it and everything it started to

@@ -60,7 +60,7 @@ func (c *call) finish() *Result {
 	r.DurationMS = time.Since(c.start).Milliseconds()
 	r.CPUMS, r.PeakMemoryBytes = c.cpu.Milliseconds(), c.peak
 	r.Cwd = c.s.currentDir()
-	r.Protections = sortedKeys(c.protect)
+	r.Protections = nonNil(sortedKeys(c.protect))
 	r.WithheldEnv = nonNil(c.tool.withheld)
 	if r.Reasons == nil {
 		r.Reasons = []policy.Reason{}

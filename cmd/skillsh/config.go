@@ -101,6 +101,15 @@ type flags struct {
 func newFlags(name string, stderr io.Writer) *flags {
 	f := &flags{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError)}
 	f.SetOutput(stderr)
+	f.Usage = func() {
+		if name == "skillsh" {
+			fmt.Fprint(stderr, helpText)
+			return
+		}
+		fmt.Fprintf(stderr, "Usage of skillsh %s:\n", name)
+		f.PrintDefaults()
+		fmt.Fprintln(stderr, "Run 'skillsh help' for every command.")
+	}
 	f.StringVar(&f.configFile, "config", "", "YAML config `file`")
 	f.Var(&listFlag{list: &f.cfg.Skills}, "skills", "skills root `dir` (repeatable)")
 	f.StringVar(&f.cfg.Workspace, "workspace", "", "workspace `dir` (default: a new temporary directory)")
@@ -137,6 +146,13 @@ func (f *flags) parse(args []string) error {
 		f.cfg.Require = strings.Split(f.require, ",")
 	}
 	return nil
+}
+
+// set reports whether the flag name was given on the command line.
+func (f *flags) set(name string) bool {
+	found := false
+	f.Visit(func(fl *flag.Flag) { found = found || fl.Name == name })
+	return found
 }
 
 // parseInterspersed parses args as parse does, but flags may also follow

@@ -25,9 +25,20 @@ func cmdPolicy(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return policyTest(args[1:], stdout, stderr)
 	case "check":
 		return policyCheck(args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, policyHelp)
+		return nil
 	}
 	return usagef("unknown policy subcommand %q: use test or check", args[0])
 }
+
+const policyHelp = `Usage:
+  skillsh policy test [-v] [--no-default] [DIR...]   run Rego unit tests (test_ rules) with line coverage
+  skillsh policy check [flags] -c COMMAND            the decision for COMMAND as JSON; exit 126 unless allowed
+
+Run 'skillsh policy test -h' or 'skillsh policy check -h' for their flags,
+'skillsh help' for every command.
+`
 
 // policyTest runs the Rego unit tests of the default policy and of the
 // given directories, and prints each result and the line coverage.

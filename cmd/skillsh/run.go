@@ -48,6 +48,9 @@ func needCommand(f *flags, command string) error {
 	if f.NArg() > 0 {
 		return usagef("unexpected arguments %q; pass the command with -c", f.Args())
 	}
+	if command == "" && f.set("c") {
+		return usagef("the command given with -c is empty")
+	}
 	if command == "" {
 		return usagef("no command: pass one with -c")
 	}
