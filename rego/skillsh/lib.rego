@@ -53,8 +53,11 @@ dirname(path) := "/" if {
 	regex.match(`^/[^/]*$`, path)
 } else := regex.replace(path, `/[^/]*$`, "")
 
-# roots_text(roots) names the roots for messages.
-roots_text(roots) := sprintf("the skills tree (%s) and the workspace (%s)", [concat(", ", skill_roots(roots)), roots.workspace])
+# roots_text(roots) names the roots for messages; without a skills root,
+# only the workspace.
+roots_text(roots) := sprintf("the skills tree (%s) and the workspace (%s)", [concat(", ", skill_roots(roots)), roots.workspace]) if {
+	count(skill_roots(roots)) > 0
+} else := sprintf("the workspace (%s)", [roots.workspace])
 
 # skill_roots(roots) is the list of skills roots; none ([]) when the input
 # has no list there, so that messages about them are still defined.
@@ -66,7 +69,9 @@ else := []
 read_allowed_text(roots) := sprintf(
 	"read files under %s (read-only) or %s (read-write), or /dev/null",
 	[concat(", ", skill_roots(roots)), roots.workspace],
-)
+) if {
+	count(skill_roots(roots)) > 0
+} else := sprintf("read files under %s (read-write), or /dev/null", [roots.workspace])
 
 # write_allowed_text(roots) says where writes are allowed.
 write_allowed_text(roots) := sprintf("write files under the workspace %s", [roots.workspace])

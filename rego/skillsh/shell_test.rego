@@ -132,6 +132,9 @@ test_fallback_denies_unexplained if {
 test_no_skills_roots if {
 	d := object.union(fx.doc(["cat /etc/passwd"]), {"roots": {"skills": [], "workspace": "/ws"}})
 	codes(d) == {"path.outside_roots"}
+	x := decide(d)
+	x.reasons[0].message == "`cat /etc/passwd`: /etc/passwd is outside the workspace (/ws)"
+	x.reasons[0].allowed == "read files under /ws (read-write), or /dev/null"
 	decide(object.union(fx.doc(["cat ./a"]), {"roots": {"skills": [], "workspace": "/ws"}})).decision == "allow"
 }
 
