@@ -141,7 +141,10 @@ func (s *policySet) addPath(p string) error {
 	if err != nil {
 		return fmt.Errorf("load policy %s: %w", p, err)
 	}
-	return s.add(res, "")
+	if err := s.add(res, ""); err != nil {
+		return fmt.Errorf("load policy %s: %w", p, err)
+	}
+	return nil
 }
 
 func (s *policySet) addBundle(p string) error {
@@ -155,7 +158,10 @@ func (s *policySet) addBundle(p string) error {
 		}
 		s.modules[p+":"+m.Path] = m.Parsed
 	}
-	return mergeData(s.data, b.Data, "")
+	if err := mergeData(s.data, b.Data, ""); err != nil {
+		return fmt.Errorf("load policy bundle %s: %w", p, err)
+	}
+	return nil
 }
 
 func (s *policySet) add(res *loader.Result, prefix string) error {
@@ -178,7 +184,7 @@ func mergeData(dst, src map[string]any, at string) error {
 		om, ok1 := old.(map[string]any)
 		nm, ok2 := v.(map[string]any)
 		if !ok1 || !ok2 {
-			return fmt.Errorf("load policy: data%s is defined twice", where)
+			return fmt.Errorf("data%s is already defined by the default policy or an earlier --policy; a layer adds data, it does not replace it", where)
 		}
 		if err := mergeData(om, nm, where); err != nil {
 			return err

@@ -73,6 +73,18 @@ func TestEngineRejectsBadPolicies(t *testing.T) {
 	if _, err := NewEngine(context.Background(), WithPolicy(filepath.Join(dir, "missing"))); err == nil {
 		t.Error("a missing policy path was accepted")
 	}
+	// A layer's data adds to the default's; it cannot replace a value.
+	twice := filepath.Join(t.TempDir(), "layer")
+	if err := os.MkdirAll(filepath.Join(twice, "skillsh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(twice, "skillsh", "data.yaml"), []byte("config:\n  allow_opaque: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := NewEngine(context.Background(), WithPolicy(twice))
+	if err == nil || !strings.Contains(err.Error(), twice) || !strings.Contains(err.Error(), "data.skillsh.config.allow_opaque is already defined") {
+		t.Errorf("data defined twice: %v", err)
+	}
 }
 
 // TestEngineRuleLocations: every annotated rule code maps to a file and

@@ -82,7 +82,7 @@ func RunTests(ctx context.Context, withDefault bool, dirs ...string) (*TestRepor
 			return nil, fmt.Errorf("load policy %s: %w", d, err)
 		}
 		if err := set.add(res, ""); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("load policy %s: %w", d, err)
 		}
 	}
 	return set.runTests(ctx)
