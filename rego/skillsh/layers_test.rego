@@ -11,6 +11,8 @@ skills := [
 	{"name": "text-tools", "dir": "/skills-root/text-tools", "location": "/skills-root/text-tools/SKILL.md", "allowed_tools": []},
 	{"name": "exact", "dir": "/skills-root/exact", "location": "/skills-root/exact/SKILL.md", "allowed_tools": ["Bash(ls)", "Bash(scripts/run.sh:*)"]},
 	{"name": "any", "dir": "/skills-root/any", "location": "/skills-root/any/SKILL.md", "allowed_tools": ["Bash"]},
+	{"name": "shell", "dir": "/skills-root/shell", "location": "/skills-root/shell/SKILL.md", "allowed_tools": ["shell"]},
+	{"name": "shellpat", "dir": "/skills-root/shellpat", "location": "/skills-root/shellpat/SKILL.md", "allowed_tools": ["shell(jq:*)"]},
 ]
 
 with_skills(lines, cwd) := object.union(fx.doc(lines), {"cwd": cwd, "session": {"home": "/ws", "skills": skills, "protections": []}})
@@ -27,6 +29,9 @@ tools_cases := {
 	"exact mismatch": [["ls -la"], "/skills-root/exact", true],
 	"skill script by path": [["/skills-root/exact/scripts/run.sh x"], "/ws", false],
 	"Bash allows all": [["wc -l ./x"], "/skills-root/any", false],
+	"shell allows all": [["python3 /skills-root/shell/scripts/s.py"], "/ws", false],
+	"shell pattern allows": [["jq . ./x.json"], "/skills-root/shellpat", false],
+	"shell pattern refuses": [["wc -l ./x"], "/skills-root/shellpat", true],
 }
 
 test_allowed_tools[note] if {

@@ -6,8 +6,9 @@
 #   match one of that skill's allowed-tools patterns from SKILL.md
 #   (input.session.skills[].allowed_tools): Bash(python3:*) allows python3
 #   with any arguments, Bash(git status:*) git status with any, Bash(ls)
-#   exactly ls, Bash(*) and Bash anything. A skill without allowed-tools is
-#   not restricted.
+#   exactly ls, Bash(*) and Bash anything. shell, the name of this tool,
+#   is the same as Bash (shell and shell(python3:*) too). A skill without
+#   allowed-tools is not restricted.
 package skillsh.tools
 
 import data.skillsh.facts
@@ -42,9 +43,13 @@ _bash_patterns(tools) := {_pattern_words(inner) |
 	some inner in _bash_inner(t)
 }
 
-_bash_inner(t) := {"*"} if t == "Bash"
+_bash_inner(t) := {"*"} if t in _tool_names
 
-_bash_inner(t) := {m[1] | some m in regex.find_all_string_submatch_n(`^Bash\((.*)\)$`, t, 1)} if t != "Bash"
+_bash_inner(t) := {m[1] | some m in regex.find_all_string_submatch_n(`^(?:Bash|shell)\((.*)\)$`, t, 1)} if not t in _tool_names
+
+# The names a skill may give the shell tool: Bash, as other agents call
+# it, or shell, as skillsh does.
+_tool_names := {"Bash", "shell"}
 
 _pattern_words(inner) := ["*"] if inner == "*"
 
