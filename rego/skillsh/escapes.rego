@@ -228,6 +228,15 @@ _awk_programs(cmd) := array.concat(
 
 _awk_bases := {"awk", "gawk", "mawk", "nawk"}
 
+# The awk rules (_awk_deny) are looked up by the awk programs' names.
+deny_for.awk contains r if some r in _awk_deny
+
+deny_for.gawk contains r if some r in _awk_deny
+
+deny_for.mawk contains r if some r in _awk_deny
+
+deny_for.nawk contains r if some r in _awk_deny
+
 # Tokens that matter in an awk program, read left to right so that strings
 # and regular expressions hide what they contain: a pipe ("|" but not
 # "||"), system(, and gawk's @load or indirect calls.
@@ -253,7 +262,7 @@ _awk_bad_token(t) if startswith(t, "system")
 # custom:
 #   code: awk.system
 #   verdict: deny
-deny contains lib.reason(
+_awk_deny contains lib.reason(
 	"awk.system", "deny", cmd, cmd.span,
 	sprintf("`%s`: the awk program runs commands (system(), a pipe, or @load)", [_text(cmd)]),
 	"awk programs that only read their input and print; pipe the output in the shell instead",
@@ -270,7 +279,7 @@ deny contains lib.reason(
 # custom:
 #   code: network.awk_inet
 #   verdict: deny
-deny contains lib.reason(
+_awk_deny contains lib.reason(
 	"network.awk_inet", "deny", cmd, cmd.span,
 	sprintf("`%s`: the awk program opens a network connection (/inet)", [_text(cmd)]),
 	"work with files under the skills tree and the workspace; there is no network",
@@ -308,6 +317,11 @@ _unzip_lists(cmd) if {
 
 _dest_options := {"tar": {"-C", "--directory"}, "unzip": {"-d"}}
 
+# The extraction rule (_extract_deny) is looked up by tar's and unzip's names.
+deny_for.tar contains r if some r in _extract_deny
+
+deny_for.unzip contains r if some r in _extract_deny
+
 # METADATA
 # title: Extraction outside the workspace
 # description: |
@@ -317,7 +331,7 @@ _dest_options := {"tar": {"-C", "--directory"}, "unzip": {"-d"}}
 # custom:
 #   code: archive.extract_outside_workspace
 #   verdict: deny
-deny contains lib.reason(
+_extract_deny contains lib.reason(
 	"archive.extract_outside_workspace", "deny", cmd, cmd.span,
 	sprintf("`%s`: extracts into %s, which is outside the workspace %s", [_text(cmd), input.cwd, input.roots.workspace]),
 	sprintf("extract inside the workspace: cd %s first, or tar -C DIR / unzip -d DIR with DIR under it", [input.roots.workspace]),
@@ -780,6 +794,13 @@ _interpreters contains cmd if {
 	facts.spec[cmd.index].interpreter
 }
 
+# The interpreter rules (_interpreter_deny) are worked out only when a
+# command runs an interpreter.
+deny contains r if {
+	some _ in _interpreters
+	some r in _interpreter_deny
+}
+
 # An interpreter's options and operands are the engine's parsed ones
 # (cmd.options): tar's and zip's quirks (facts.options) do not apply.
 _inline_given(cmd) if {
@@ -813,7 +834,7 @@ _version_only(cmd) if {
 # custom:
 #   code: interpreter.inline_code
 #   verdict: deny
-deny contains lib.reason(
+_interpreter_deny contains lib.reason(
 	"interpreter.inline_code", "deny", cmd, cmd.span,
 	sprintf("`%s`: runs inline %s code, which cannot be checked", [_text(cmd), cmd.base]),
 	sprintf("write the code to a file under %s and run it: %s %s/script", [input.roots.workspace, cmd.base, input.roots.workspace]),
@@ -843,7 +864,7 @@ _inline_hidden(cmd) if {
 # custom:
 #   code: interpreter.stdin
 #   verdict: deny
-deny contains lib.reason(
+_interpreter_deny contains lib.reason(
 	"interpreter.stdin", "deny", cmd, cmd.span,
 	sprintf("`%s`: %s would run code read from standard input, which cannot be checked", [_text(cmd), cmd.base]),
 	sprintf("run a script file: %s /skills/.../script or %s %s/script", [cmd.base, cmd.base, input.roots.workspace]),
@@ -868,7 +889,7 @@ _reads_stdin(cmd) if "-s" in cmd.options.names
 # custom:
 #   code: interpreter.module
 #   verdict: deny
-deny contains lib.reason(
+_interpreter_deny contains lib.reason(
 	"interpreter.module", "deny", cmd, cmd.span,
 	sprintf("`%s`: python -m %s is not an allowed module", [_text(cmd), module]),
 	sprintf("python3 -m %s, or a script under the skills tree or the workspace", [concat(" | ", sort(object.keys(data.skillsh.python_modules)))]),

@@ -44,6 +44,13 @@ deny contains r if {
 	some r in deny_for[cmd.base]
 }
 
+# The reasons about commands no rule allows (_unallowed_deny) are worked
+# out only when there is such a command.
+deny contains r if {
+	some _ in unallowed
+	some r in _unallowed_deny
+}
+
 # A bare name is found through the jail's PATH; a name with a slash must be
 # in a system directory.
 _trusted_location(cmd) if not contains(cmd.name, "/")
@@ -75,7 +82,7 @@ _refused_outright(base) if data.skillsh.interactive_programs[base]
 # custom:
 #   code: program.not_allowed
 #   verdict: deny
-deny contains lib.reason(
+_unallowed_deny contains lib.reason(
 	"program.not_allowed", "deny", cmd, cmd.argv[0].span,
 	sprintf("`%s`: %s", [_text(cmd), _not_allowed_why(cmd)]),
 	"programs in the allowlist (cat, ls, grep, rg, sed, awk, jq, find, python3, ...) or scripts under the skills tree and the workspace",
@@ -96,7 +103,7 @@ _not_allowed_why(cmd) := sprintf("%s is run from %s, outside the system director
 # custom:
 #   code: builtin.not_allowed
 #   verdict: deny
-deny contains lib.reason(
+_unallowed_deny contains lib.reason(
 	"builtin.not_allowed", "deny", cmd, cmd.argv[0].span,
 	sprintf("`%s`: the builtin %s is not allowed", [_text(cmd), cmd.name]),
 	"the usual builtins: cd, echo, printf, test, read, export, set, ...",
@@ -169,7 +176,7 @@ deny contains lib.reason(
 # custom:
 #   code: exec.dynamic_program
 #   verdict: deny
-deny contains lib.reason(
+_unallowed_deny contains lib.reason(
 	"exec.dynamic_program", "deny", cmd, cmd.argv[0].span,
 	sprintf("`%s`: the program name is computed at run time, so it cannot be checked before the command runs", [_text(cmd)]),
 	"write the program name literally (the exec-phase check would see the expanded name, but this policy does not wait for it)",
