@@ -26,19 +26,23 @@ type sockFprog struct {
 	filter *sockFilter
 }
 
+// BPF instruction classes and modes (linux/bpf_common.h): BPF_LD|BPF_W|
+// BPF_ABS is 0x00|0x00|0x20, BPF_JMP|BPF_JEQ|BPF_K 0x05|0x10|0x00,
+// BPF_JMP|BPF_JGE|BPF_K 0x05|0x30|0x00, BPF_RET|BPF_K 0x06|0x00.
 const (
-	bpfLdW               = 0x00 | 0x00 | 0x20 // BPF_LD | BPF_W | BPF_ABS
-	bpfJeqK              = 0x05 | 0x10 | 0x00 // BPF_JMP | BPF_JEQ | BPF_K
-	bpfJgeK              = 0x05 | 0x30 | 0x00 // BPF_JMP | BPF_JGE | BPF_K
-	bpfRetK              = 0x06 | 0x00        // BPF_RET | BPF_K
-	afUnix               = 1
-	x32Bit               = 0x40000000
-	offNr                = 0  // seccomp_data.nr
-	offArch              = 4  // seccomp_data.arch
-	offArg0              = 16 // seccomp_data.args[0], low 32 bits (little endian)
-	retAllow             = 0x7fff0000
-	retKill              = 0x80000000 // SECCOMP_RET_KILL_PROCESS
-	retErrno             = 0x00050000 // SECCOMP_RET_ERRNO | errno
+	bpfLdW   = 0x20
+	bpfJeqK  = 0x15
+	bpfJgeK  = 0x35
+	bpfRetK  = 0x06
+	afUnix   = 1
+	x32Bit   = 0x40000000
+	offNr    = 0  // seccomp_data.nr
+	offArch  = 4  // seccomp_data.arch
+	offArg0  = 16 // seccomp_data.args[0], low 32 bits (little endian)
+	retAllow = 0x7fff0000
+	retKill  = 0x80000000 // SECCOMP_RET_KILL_PROCESS
+	retErrno = 0x00050000 // SECCOMP_RET_ERRNO | errno
+
 	seccompSetModeFilter = 1
 )
 
