@@ -235,7 +235,7 @@ func (h *handlers) open(ctx context.Context, path string, flag int, perm os.File
 	hc := interp.HandlerCtx(ctx)
 	abs := absPath(hc.Dir, path)
 	if dev := policy.DevicePath(abs); dev != "" {
-		return openDevice(hc, dev, flag, perm)
+		return openDevice(ctx, hc, dev, flag, perm)
 	}
 	write := flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) != 0
 	root, rel, err := h.c.tool.confine(abs, write)
@@ -335,7 +335,7 @@ func stdio[T any](s T) T {
 
 // openDevice opens a harmless device by its canonical path; the standard
 // streams, by name or as /dev/fd/0-2, are the call's own.
-func openDevice(hc interp.HandlerContext, dev string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
+func openDevice(ctx context.Context, hc interp.HandlerContext, dev string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
 	switch dev {
 	case "/dev/stdin", "/dev/fd/0":
 		return stream{r: hc.Stdin}, nil
@@ -347,8 +347,49 @@ func openDevice(hc interp.HandlerContext, dev string, flag int, perm os.FileMode
 	if strings.HasPrefix(dev, "/dev/fd/") {
 		return nil, &fs.PathError{Op: "open", Path: dev, Err: errors.New("only descriptors 0, 1 and 2 can be opened")}
 	}
-	return os.OpenFile(dev, flag, perm)
+	f, err := os.OpenFile(dev, flag, perm)
+	if err != nil || !endlessDevices[dev] || flag&(os.O_WRONLY|os.O_RDWR) != 0 {
+		return f, err
+	}
+	return &boundedDevice{f: f, ctx: ctx, left: MaxDeviceRead}, nil
 }
+
+// endlessDevices never reach the end of the file.
+var endlessDevices = map[string]bool{"/dev/zero": true, "/dev/urandom": true, "/dev/random": true, "/dev/full": true}
+
+// MaxDeviceRead is how much the shell itself reads from a device that never
+// ends (/dev/zero, /dev/urandom) opened for reading: $(< /dev/zero), read
+// and mapfile would otherwise grow the shell's memory without end, and
+// never look at the call's timeout. Programs that open a device themselves
+// (head -c N /dev/zero) are not limited by it.
+const MaxDeviceRead = 1 << 20
+
+// boundedDevice reads at most left bytes from f, and nothing once ctx is
+// done.
+type boundedDevice struct {
+	f    *os.File
+	ctx  context.Context
+	left int64
+}
+
+func (d *boundedDevice) Read(p []byte) (int, error) {
+	if err := d.ctx.Err(); err != nil {
+		return 0, err
+	}
+	if d.left <= 0 {
+		return 0, fmt.Errorf("the shell reads at most %d MiB from %s; use a program (head -c N %s)", MaxDeviceRead>>20, d.f.Name(), d.f.Name())
+	}
+	if int64(len(p)) > d.left {
+		p = p[:d.left]
+	}
+	n, err := d.f.Read(p)
+	d.left -= int64(n)
+	return n, err
+}
+
+func (d *boundedDevice) Write(p []byte) (int, error) { return d.f.Write(p) }
+
+func (d *boundedDevice) Close() error { return d.f.Close() }
 
 // stream is one of the call's standard streams opened by name; closing it
 // leaves the stream open.

@@ -242,16 +242,17 @@ func removeStrays(dir string) bool {
 }
 
 // errShellMemory stops a call whose shell values grew too large.
-var errShellMemory = errors.New("the shell's own values (variables, $(...) output) grew past their memory limit; the call was stopped")
+var errShellMemory = errors.New("the shell's own values (variables, $(...) output, function recursion) grew past their memory limit; the call was stopped")
 
-// watchMemory stops the call through stop when the process's heap grows by
-// more than limit bytes while ctx lasts. It polls, so it may overshoot by
-// what the call allocates in one interval.
+// watchMemory stops the call through stop when the process's heap objects
+// and goroutine stacks (deep function recursion) grow by more than limit
+// bytes while ctx lasts. It polls, so it may overshoot by what the call
+// allocates in one interval.
 func watchMemory(ctx context.Context, stop context.CancelCauseFunc, limit int64) {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/stacks:bytes"}}
 	heap := func() int64 {
 		metrics.Read(sample)
-		return int64(sample[0].Value.Uint64())
+		return int64(sample[0].Value.Uint64() + sample[1].Value.Uint64())
 	}
 	base := heap()
 	tick := time.NewTicker(10 * time.Millisecond)

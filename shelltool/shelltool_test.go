@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -441,6 +442,43 @@ func TestShellMemoryIsBounded(t *testing.T) {
 	}
 	if res := tool.Run(testContext(t), "echo still answering"); res.Stdout != "still answering\n" {
 		t.Errorf("after the stop: %q", res.Stdout)
+	}
+}
+
+// TestShellRecursionIsBounded: the stacks of functions that call
+// themselves, in background jobs, count against the shell's memory bound
+// (default 512 MiB): the call is stopped by it, not by the timeout, which
+// heap objects alone would not reach first.
+func TestShellRecursionIsBounded(t *testing.T) {
+	t.Parallel()
+	tool := newToolWith(t, shelltool.Config{Skills: []string{testenv.Skills(t)}, Timeout: 20 * time.Second})
+	res := tool.Run(testContext(t), "f(){ f; }; for i in 1 2 3 4 5 6; do f & done; wait")
+	if res.TimedOut || res.ExitCode != shelltool.ExitShellMemory || !strings.Contains(res.Error, "recursion") {
+		t.Errorf("timed out %v, exit %d, error %q", res.TimedOut, res.ExitCode, res.Error)
+	}
+}
+
+// TestEndlessDeviceReadsAreBounded: the shell reads at most MaxDeviceRead
+// bytes from /dev/zero itself, so $(< /dev/zero), read and mapfile end
+// instead of growing without end (before the timeout, which they do not
+// look at). A program reading the device itself is not limited.
+func TestEndlessDeviceReadsAreBounded(t *testing.T) {
+	t.Parallel()
+	tool := newToolWith(t, shelltool.Config{Skills: []string{testenv.Skills(t)}, Timeout: 20 * time.Second})
+	want := strconv.Itoa(shelltool.MaxDeviceRead)
+	for _, command := range []string{
+		`x=$(< /dev/zero); echo ${#x}`,
+		`read -r x < /dev/zero; echo ${#x}`,
+		`mapfile -d "" a < /dev/zero; echo ${#a[@]}`,
+	} {
+		res := tool.Run(testContext(t), command)
+		if res.TimedOut || strings.TrimSpace(res.Stdout) != want && strings.TrimSpace(res.Stdout) != "0" {
+			t.Errorf("%s: %s", command, res.Text())
+		}
+	}
+	res := tool.Run(testContext(t), "head -c 3000000 /dev/zero | wc -c; tr -dc a-z < /dev/urandom | head -c 5 | wc -c")
+	if res.Stdout != "3000000\n5\n" {
+		t.Errorf("programs reading devices: %s", res.Text())
 	}
 }
 
