@@ -3,12 +3,14 @@ package shelltool
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/metrics"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"mvdan.cc/sh/v3/expand"
@@ -95,7 +97,9 @@ func (c *call) run(ctx context.Context) {
 	}
 	c.file = file
 	in := c.s.staticInput(c.command, file)
-	d, err := c.tool.cfg.Engine.Decide(ctx, in)
+	dctx, cancel := context.WithTimeout(ctx, c.tool.cfg.Timeout) // the policy too answers within the call's time
+	d, err := c.tool.cfg.Engine.Decide(dctx, in)
+	cancel()
 	c.tool.log(ctx, in, d, err)
 	c.res.Decision, c.res.Reasons = d.Verdict, d.Reasons
 	if !c.permit(ctx, d, &ApprovalRequest{Command: c.command, Phase: policy.PhaseStatic, Reasons: d.Reasons}) {
@@ -187,58 +191,88 @@ func (c *call) execute(ctx context.Context, profile *policy.Profile) {
 		return
 	}
 	err = r.Run(ctx, c.file)
-	if cause := context.Cause(ctx); errors.Is(cause, errShellMemory) || errors.Is(cause, errPipesWrite) {
+	if cause := context.Cause(ctx); errors.Is(cause, errShellMemory) || errors.Is(cause, errPipesWrite) || errors.Is(cause, errTooManyPipes) {
 		err = cause
 	}
 	cancel() // ends background programs with the call
 	c.running.Wait()
-	if removeStrays(c.tool.pipes) {
+	if strays, _ := scanPipes(c.tool.pipes); strays {
 		err = errPipesWrite
 	}
 	c.exitStatus(ctx, err)
 }
 
 // errPipesWrite stops a call that wrote into the interpreter's pipes
-// directory.
-var errPipesWrite = errors.New("a command wrote a file into the shell's pipes directory, which holds only the named pipes of process substitutions; the file was removed and the call stopped")
+// directory; errTooManyPipes one with too many process substitutions open.
+var (
+	errPipesWrite   = errors.New("a command wrote a file into the shell's pipes directory, which holds only the named pipes of process substitutions; the file was removed and the call stopped")
+	errTooManyPipes = fmt.Errorf("more than %d process substitutions were waiting to be opened at once; the call was stopped", MaxProcessSubstitutions)
+)
 
-// watchPipes stops the call through stop when an entry other than a named
-// pipe appears in dir while ctx lasts, and removes it. The interpreter
-// opens paths there itself, as root and without the open handler, so a
-// redirection such as > "${f%/*}/sh-interp-x" (f from <(...)) is seen only
-// here. It polls: a file may grow for one interval, or, written by a
-// program, up to the program's file size limit.
+// watchPipes watches the interpreter's pipes directory while ctx lasts.
+// The interpreter opens paths there itself, as root and without the open
+// handler, so a redirection such as > "${f%/*}/sh-interp-x" (f from
+// <(...)) is seen only here: such a file is removed and the call stopped.
+// So is a call with more than MaxProcessSubstitutions pipes waiting (each
+// holds a goroutine, and a thread, blocked in its open). When ctx ends,
+// the pipes left are released (see releasePipes). It polls: a file may
+// grow for one interval, or, written by a program, up to the program's
+// file size limit.
 func watchPipes(ctx context.Context, stop context.CancelCauseFunc, dir string) {
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
+			releasePipes(dir)
 			return
 		case <-tick.C:
-			if removeStrays(dir) {
+			switch strays, pipes := scanPipes(dir); {
+			case strays:
 				stop(errPipesWrite)
-				return
+			case pipes > MaxProcessSubstitutions:
+				stop(errTooManyPipes)
 			}
 		}
 	}
 }
 
-// removeStrays removes every entry of dir that is not a named pipe and
-// reports whether there was one. A dir that cannot be read has none.
-func removeStrays(dir string) bool {
+// releasePipes opens every named pipe left in dir at both ends and closes
+// it, so that the process substitution blocked in opening its own end goes
+// on and ends (it finds no reader, or nothing to read), and removes it.
+// Without it, a pipe never opened (echo >(cat)) holds a goroutine and a
+// thread for ever, and a wait for it never returns.
+func releasePipes(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Type()&fs.ModeNamedPipe == 0 {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if f, err := os.OpenFile(p, os.O_RDWR|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+		os.Remove(p)
+	}
+}
+
+// scanPipes removes every entry of dir that is not a named pipe, reports
+// whether there was one, and counts the named pipes. A dir that cannot be
+// read has neither.
+func scanPipes(dir string) (strays bool, pipes int) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return false
+		return false, 0
 	}
-	found := false
 	for _, e := range entries {
 		if e.Type()&fs.ModeNamedPipe == 0 {
 			os.RemoveAll(filepath.Join(dir, e.Name()))
-			found = true
+			strays = true
+		} else {
+			pipes++
 		}
 	}
-	return found
+	return strays, pipes
 }
 
 // errShellMemory stops a call whose shell values grew too large.
@@ -277,7 +311,7 @@ func (c *call) exitStatus(ctx context.Context, err error) {
 	case errors.Is(err, errShellMemory):
 		c.res.ExitCode = ExitShellMemory
 		c.res.Error = err.Error()
-	case errors.Is(err, errPipesWrite):
+	case errors.Is(err, errPipesWrite), errors.Is(err, errTooManyPipes):
 		c.res.ExitCode = ExitRefused
 		c.res.Error = err.Error()
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
@@ -410,7 +444,44 @@ func parseCommand(command string) (*syntax.File, error) {
 	if len(file.Stmts) == 0 {
 		return nil, &InputError{Msg: "the command is empty (only blanks or comments)"}
 	}
+	if depth, procs := substitutions(file); depth > MaxSubstitutionDepth {
+		return nil, &InputError{Msg: fmt.Sprintf("substitutions are nested %d deep; at most %d", depth, MaxSubstitutionDepth)}
+	} else if procs > MaxProcessSubstitutions {
+		return nil, &InputError{Msg: fmt.Sprintf("the command has %d process substitutions; at most %d", procs, MaxProcessSubstitutions)}
+	}
 	return file, nil
+}
+
+// Bounds on a command's shape, checked before anything is decided: deeper
+// nesting makes the policy input grow with its square, and every process
+// substitution is a named pipe and a goroutine blocked until it is opened.
+const (
+	MaxSubstitutionDepth    = 32
+	MaxProcessSubstitutions = 64
+)
+
+// substitutions returns how deep command and process substitutions nest
+// in node, and how many process substitutions it has.
+func substitutions(node syntax.Node) (depth, procs int) {
+	syntax.Walk(node, func(n syntax.Node) bool {
+		var stmts []*syntax.Stmt
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			stmts = n.Stmts
+		case *syntax.ProcSubst:
+			stmts, procs = n.Stmts, procs+1
+		default:
+			return true
+		}
+		inner := 0
+		for _, s := range stmts {
+			d, p := substitutions(s)
+			inner, procs = max(inner, d), procs+p
+		}
+		depth = max(depth, inner+1)
+		return false
+	})
+	return depth, procs
 }
 
 // devNull is opened once; programs without input read from it.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -79,6 +80,8 @@ func TestRefusedInput(t *testing.T) {
 		{"too long", "echo " + strings.Repeat("a", shelltool.MaxCommandSize), "longer than"},
 		{"parse error", "echo ((", "line 1, column"},
 		{"unclosed quote", "echo 'x", "line 1"},
+		{"deep substitutions", strings.Repeat("echo $(", shelltool.MaxSubstitutionDepth+1) + "id" + strings.Repeat(")", shelltool.MaxSubstitutionDepth+1), "nested"},
+		{"many process substitutions", ": " + strings.Repeat(">(:) ", shelltool.MaxProcessSubstitutions+1), "process substitutions"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -570,6 +573,37 @@ func TestPipesDirectoryTakesNoFiles(t *testing.T) {
 				t.Errorf("%s: %s left in the pipes directory", command, e.Name())
 			}
 		}
+	}
+}
+
+// TestProcessSubstitutionsEnd: a process substitution that nothing opens
+// holds a goroutine blocked in opening its named pipe. A wait for it ends
+// at the call's timeout, a loop that piles them up is stopped, and none is
+// left behind after the call.
+func TestProcessSubstitutionsEnd(t *testing.T) {
+	tool := newToolWith(t, shelltool.Config{Skills: []string{testenv.Skills(t)}, Timeout: 2 * time.Second})
+	before := runtime.NumGoroutine()
+	done := make(chan *shelltool.Result)
+	go func() { done <- tool.Run(testContext(t), "echo >(:); wait; echo after") }()
+	select {
+	case res := <-done:
+		if !res.TimedOut {
+			t.Errorf("wait for a pipe never opened: %s", res.Text())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a wait for a process substitution outlived the call's timeout by 28s")
+	}
+	res := tool.Run(testContext(t), "for i in $(seq 2000); do : >(:); done; echo done")
+	if res.ExitCode != shelltool.ExitRefused || !strings.Contains(res.Error, "process substitutions") || strings.Contains(res.Stdout, "done") {
+		t.Errorf("piling up process substitutions: %s", res.Text())
+	}
+	// The released goroutines end shortly after the call.
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before+10 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before+10 {
+		t.Errorf("%d goroutines after the calls, %d before", n, before)
 	}
 }
 
