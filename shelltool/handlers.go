@@ -73,7 +73,7 @@ func (h *handlers) decideExec(ctx context.Context, args []string) (policy.Decisi
 	c := h.c
 	hc := interp.HandlerCtx(ctx)
 	in := policy.BuildExec(c.command, args, hc.Pos, c.s.facts(hc.Dir, c.s.isFunction))
-	in.Commands[0].Assigns = h.changedEnv(hc.Env)
+	in.Commands[0].Assigns = h.changedEnv(hc)
 	d, err := c.tool.cfg.Engine.Decide(ctx, in)
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return d, ctxErr // the call ended (its timeout): not the policy's failure
@@ -86,16 +86,31 @@ func (h *handlers) decideExec(ctx context.Context, args []string) (policy.Decisi
 	return d, nil
 }
 
-// changedEnv lists the exported variables whose values differ from the
-// environment the session started with: the assignments in force for the
-// command, whether written in front of it or exported before.
-func (h *handlers) changedEnv(env expand.Environ) []policy.Assign {
+// changedEnv lists the variables in force for the command that differ
+// from the environment the session started with: the exported ones,
+// whether written in front of the command or exported before; and,
+// exported or not, the ones the shell itself resolves names with: the
+// fixed variables (PATH: the shell looks programs up in it, for type -P,
+// command -v, source, as root) and PWD when it is not the working
+// directory (pwd -P resolves it, as root). Programs get the fixed values
+// whatever a command sets; the policy judges the assignment all the same.
+func (h *handlers) changedEnv(hc interp.HandlerContext) []policy.Assign {
 	base := h.c.tool.baseEnv()
+	fixed := h.c.tool.runnerFixed()
 	out := []policy.Assign{}
-	fixed := h.c.tool.fixedEnv()
-	env.Each(func(name string, vr expand.Variable) bool {
-		_, isFixed := fixed[name]
-		if vr.Exported && vr.Kind == expand.String && base[name] != vr.Str && !isFixed {
+	hc.Env.Each(func(name string, vr expand.Variable) bool {
+		value, isFixed := fixed[name]
+		switch {
+		case vr.Kind != expand.String:
+		case name == "PWD":
+			if vr.Str != hc.Dir {
+				out = append(out, policy.Assign{Name: name, Value: vr.Str})
+			}
+		case isFixed:
+			if vr.Str != value {
+				out = append(out, policy.Assign{Name: name, Value: vr.Str})
+			}
+		case vr.Exported && base[name] != vr.Str:
 			out = append(out, policy.Assign{Name: name, Value: vr.Str})
 		}
 		return true
@@ -122,7 +137,7 @@ func (h *handlers) runJailed(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	path, err := interp.LookPathDir(hc.Dir, hc.Env, args[0])
+	path, err := interp.LookPathDir(hc.Dir, expand.ListEnviron("PATH="+c.tool.fixedEnv()["PATH"]), args[0])
 	if err != nil {
 		fmt.Fprintf(hc.Stderr, "%s: command not found\n", args[0])
 		return interp.ExitStatus(127)
@@ -219,6 +234,16 @@ func (t *Tool) fixedEnv() map[string]string {
 }
 
 func (t *Tool) baseEnv() map[string]string { return t.base }
+
+// runnerFixed are the fixed variables as the shell itself starts with
+// them: TMPDIR is its pipes directory (see runnerEnv).
+func (t *Tool) runnerFixed() map[string]string {
+	fixed := t.fixedEnv()
+	if _, ok := fixed["TMPDIR"]; ok {
+		fixed["TMPDIR"] = t.pipes
+	}
+	return fixed
+}
 
 // open confines the files the interpreter opens itself (redirections):
 // reads inside the skills roots, the workspace and harmless devices,

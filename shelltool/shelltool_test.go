@@ -607,6 +607,29 @@ func TestProcessSubstitutionsEnd(t *testing.T) {
 	}
 }
 
+// TestShellNamesResolveInTheSessionsTerms: PATH and PWD changed behind the
+// static check (through a nameref) are seen by the exec phase before the
+// shell looks a name up in them as root (type -P, pwd -P): nothing outside
+// the roots is named, and the command is refused.
+func TestShellNamesResolveInTheSessionsTerms(t *testing.T) {
+	t.Parallel()
+	tool := newTool(t, false)
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "tool-secret"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, command := range []string{
+		"declare -n r=PATH; r=" + outside + "; type -P tool-secret; echo end",
+		"declare -n r=PWD; r=" + outside + "/tool-secret; pwd -P; echo end",
+		"declare -n r=PATH; r=" + outside + "; tool-secret; echo end",
+	} {
+		res := tool.Run(testContext(t), command)
+		if res.ExitCode != shelltool.ExitRefused || strings.Contains(res.Stdout, outside) || strings.Contains(res.Stdout, "end") {
+			t.Errorf("%s: %s", command, res.Text())
+		}
+	}
+}
+
 // TestFileTestsResistSwappedLinks races the interpreter's own looks at the
 // file system (globs, file tests) against a link swapped, as fast as the
 // test can, between a workspace directory and /etc: whatever the timing,

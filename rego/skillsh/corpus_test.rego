@@ -2905,6 +2905,105 @@ cases := {
 			},
 		},
 	},
+	"PWD=/root pwd -P": {
+		"decision": "deny",
+		"codes": [
+			"env.sensitive_assignment",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "PWD=/root pwd -P",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "pwd",
+					"base": "pwd",
+					"kind": "builtin",
+					"program": "",
+					"argv": [
+						{
+							"value": "pwd",
+							"dynamic": false,
+							"span": {
+								"start": 10,
+								"end": 13,
+								"line": 1,
+								"col": 11,
+							},
+						},
+						{
+							"value": "-P",
+							"dynamic": false,
+							"span": {
+								"start": 14,
+								"end": 16,
+								"line": 1,
+								"col": 15,
+							},
+						},
+					],
+					"assigns": [
+						{
+							"name": "PWD",
+							"value": "/root",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 9,
+								"line": 1,
+								"col": 1,
+							},
+						},
+					],
+					"redirects": [],
+					"paths": [],
+					"options": {
+						"names": [
+							"-P",
+						],
+						"operands": [],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 16,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [
+					"PWD",
+				],
+			},
+		},
+	},
 	"PYTHONPATH=./evil python3 ./a.py": {
 		"decision": "deny",
 		"codes": [
@@ -23769,6 +23868,103 @@ cases := {
 			},
 		},
 	},
+	"export \"$n=$v\"": {
+		"decision": "deny",
+		"codes": [
+			"env.dynamic_name",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "export \"$n=$v\"",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "export",
+					"base": "export",
+					"kind": "builtin",
+					"program": "",
+					"argv": [
+						{
+							"value": "export",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 6,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "",
+							"dynamic": true,
+							"expansions": [
+								"param",
+							],
+							"span": {
+								"start": 7,
+								"end": 14,
+								"line": 1,
+								"col": 8,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "",
+							"resolved": "",
+							"root": "",
+							"exists": false,
+							"dynamic": true,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 14,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"export FOO=bar": {
 		"decision": "allow",
 		"codes": [],
@@ -24549,6 +24745,213 @@ cases := {
 				"subshell": false,
 				"arithmetic": false,
 				"assignments": [],
+			},
+		},
+	},
+	"f() { local x=\"$1\"; echo \"$x\"; }; f a": {
+		"decision": "allow",
+		"codes": [],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "f() { local x=\"$1\"; echo \"$x\"; }; f a",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "local",
+					"base": "local",
+					"kind": "builtin",
+					"program": "",
+					"argv": [
+						{
+							"value": "local",
+							"dynamic": false,
+							"span": {
+								"start": 6,
+								"end": 11,
+								"line": 1,
+								"col": 7,
+							},
+						},
+						{
+							"value": "x=\"$1\"",
+							"dynamic": false,
+							"span": {
+								"start": 12,
+								"end": 18,
+								"line": 1,
+								"col": 13,
+							},
+						},
+					],
+					"assigns": [
+						{
+							"name": "x",
+							"value": "",
+							"dynamic": true,
+							"span": {
+								"start": 12,
+								"end": 18,
+								"line": 1,
+								"col": 13,
+							},
+						},
+					],
+					"redirects": [],
+					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
+					"context": [
+						"function",
+					],
+					"span": {
+						"start": 6,
+						"end": 18,
+						"line": 1,
+						"col": 7,
+					},
+				},
+				{
+					"index": 1,
+					"name": "echo",
+					"base": "echo",
+					"kind": "builtin",
+					"program": "",
+					"argv": [
+						{
+							"value": "echo",
+							"dynamic": false,
+							"span": {
+								"start": 20,
+								"end": 24,
+								"line": 1,
+								"col": 21,
+							},
+						},
+						{
+							"value": "",
+							"dynamic": true,
+							"expansions": [
+								"param",
+							],
+							"span": {
+								"start": 25,
+								"end": 29,
+								"line": 1,
+								"col": 26,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "",
+							"resolved": "",
+							"root": "",
+							"exists": false,
+							"dynamic": true,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
+					"context": [
+						"function",
+					],
+					"span": {
+						"start": 20,
+						"end": 29,
+						"line": 1,
+						"col": 21,
+					},
+				},
+				{
+					"index": 2,
+					"name": "f",
+					"base": "f",
+					"kind": "function",
+					"program": "",
+					"argv": [
+						{
+							"value": "f",
+							"dynamic": false,
+							"span": {
+								"start": 34,
+								"end": 35,
+								"line": 1,
+								"col": 35,
+							},
+						},
+						{
+							"value": "a",
+							"dynamic": false,
+							"span": {
+								"start": 36,
+								"end": 37,
+								"line": 1,
+								"col": 37,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 34,
+						"end": 37,
+						"line": 1,
+						"col": 35,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [
+					"f",
+				],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [
+					"x",
+				],
 			},
 		},
 	},
@@ -41929,6 +42332,140 @@ cases := {
 				"subshell": false,
 				"arithmetic": false,
 				"assignments": [],
+			},
+		},
+	},
+	"p=PATH; declare $p=/tmp": {
+		"decision": "deny",
+		"codes": [
+			"env.dynamic_name",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "p=PATH; declare $p=/tmp",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "",
+					"base": "",
+					"kind": "assignment",
+					"program": "",
+					"argv": [],
+					"assigns": [
+						{
+							"name": "p",
+							"value": "PATH",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 6,
+								"line": 1,
+								"col": 1,
+							},
+						},
+					],
+					"redirects": [],
+					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 6,
+						"line": 1,
+						"col": 1,
+					},
+				},
+				{
+					"index": 1,
+					"name": "declare",
+					"base": "declare",
+					"kind": "builtin",
+					"program": "",
+					"argv": [
+						{
+							"value": "declare",
+							"dynamic": false,
+							"span": {
+								"start": 8,
+								"end": 15,
+								"line": 1,
+								"col": 9,
+							},
+						},
+						{
+							"value": "",
+							"dynamic": true,
+							"expansions": [
+								"param",
+							],
+							"span": {
+								"start": 16,
+								"end": 23,
+								"line": 1,
+								"col": 17,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "",
+							"resolved": "",
+							"root": "",
+							"exists": false,
+							"dynamic": true,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 8,
+						"end": 23,
+						"line": 1,
+						"col": 9,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [
+					"p",
+				],
 			},
 		},
 	},

@@ -439,6 +439,43 @@ deny contains lib.reason(
 }
 
 # METADATA
+# title: Variable name computed at run time
+# description: |
+#   A declaration (declare, typeset, local, export, readonly, nameref) with
+#   a word known only at run time ($n=value, "$n=$v"): the variable it sets
+#   could be PATH, LD_PRELOAD or any other in the sensitive list, and the
+#   shell runs declarations itself, so no later check sees the name.
+# custom:
+#   code: env.dynamic_name
+#   verdict: deny
+_dynamic_name_deny contains lib.reason(
+	"env.dynamic_name", "deny", cmd, w.span,
+	sprintf("`%s`: the variable %s sets is named at run time", [_text(cmd), cmd.base]),
+	"declarations with literal names: declare NAME=value (the value may be computed: NAME=\"$x\")",
+) if {
+	some cmd in input.commands
+	cmd.base in _declarations
+	cmd.kind == "builtin"
+	some i, w in cmd.argv
+	i > 0
+	w.dynamic
+}
+
+_declarations := {"declare", "typeset", "local", "export", "readonly", "nameref"}
+
+deny_for.declare contains r if some r in _dynamic_name_deny
+
+deny_for.typeset contains r if some r in _dynamic_name_deny
+
+deny_for.local contains r if some r in _dynamic_name_deny
+
+deny_for.export contains r if some r in _dynamic_name_deny
+
+deny_for.readonly contains r if some r in _dynamic_name_deny
+
+deny_for.nameref contains r if some r in _dynamic_name_deny
+
+# METADATA
 # title: alias definition
 # description: alias NAME=VALUE makes a later command run something else than it says.
 # custom:
