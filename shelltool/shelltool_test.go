@@ -678,18 +678,21 @@ echo finished`)
 }
 
 // TestCdDashGoesWhereOldPwdSays: `cd -` is judged as a cd to $OLDPWD,
-// which a command can set to anything.
+// which a command can set to anything; a bare `cd` goes to $HOME, whose
+// change the exec phase refuses at the next command already.
 func TestCdDashGoesWhereOldPwdSays(t *testing.T) {
 	t.Parallel()
 	tool := newTool(t, false)
-	for _, command := range []string{
-		"OLDPWD=/usr; cd -; pwd", "read OLDPWD <<< /etc; cd - && pwd",
-		"OLDPWD=/usr; builtin cd -; pwd", "OLDPWD=/usr; command cd -; pwd",
-		"unset HOME; : ${HOME:=/usr/bin}; cd; pwd",
+	for command, code := range map[string]string{
+		"OLDPWD=/usr; cd -; pwd":                   "cd.outside_roots",
+		"read OLDPWD <<< /etc; cd - && pwd":        "cd.outside_roots",
+		"OLDPWD=/usr; builtin cd -; pwd":           "cd.outside_roots",
+		"OLDPWD=/usr; command cd -; pwd":           "cd.outside_roots",
+		"unset HOME; : ${HOME:=/usr/bin}; cd; pwd": "env.sensitive_assignment",
 	} {
 		res := tool.Run(testContext(t), command)
-		if !res.Refused || !strings.Contains(res.Text(), "cd.outside_roots") {
-			t.Errorf("%s: not refused:\n%s", command, res.Text())
+		if !res.Refused || !strings.Contains(res.Text(), code) || strings.Contains(res.Stdout, "/usr") {
+			t.Errorf("%s: not refused by %s:\n%s", command, code, res.Text())
 		}
 	}
 	res := tool.Run(testContext(t), "mkdir -p a && cd a && cd - >/dev/null && pwd")
