@@ -194,6 +194,46 @@ func TestBuildGlobsLeavingRoots(t *testing.T) {
 	}
 }
 
+// TestBuildDoesNotLookOutside: the builder runs as root, so what it finds
+// outside the roots must not show: a path through a directory there that
+// exists and one through a name that does not resolve alike, and neither
+// is said to exist.
+func TestBuildDoesNotLookOutside(t *testing.T) {
+	t.Parallel()
+	facts := testFacts(t)
+	base := filepath.Dir(facts.Roots.Workspace)
+	if err := os.MkdirAll(filepath.Join(base, "private", "hidden-name", "deeper"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc", filepath.Join(base, "private", "link")); err != nil {
+		t.Fatal(err)
+	}
+	resolved := func(p string) Path {
+		t.Helper()
+		in := build(t, "cat "+p, facts)
+		if len(in.Commands[0].Paths) != 1 {
+			t.Fatalf("%s: paths %+v", p, in.Commands[0].Paths)
+		}
+		return in.Commands[0].Paths[0]
+	}
+	for _, pair := range [][2]string{
+		{base + "/private/hidden-name/../../ws/data.csv", base + "/private/no-such-name/../../ws/data.csv"},
+		{base + "/private/link/../x", base + "/private/no-link/../x"},
+		{base + "/private/hidden-name", base + "/private/no-such-name"},
+	} {
+		a, b := resolved(pair[0]), resolved(pair[1])
+		a.Value, b.Value = "", ""
+		a.Resolved = strings.Replace(a.Resolved, "hidden-name", "no-such-name", 1)
+		a.Resolved = strings.Replace(a.Resolved, "/link/", "/no-link/", 1)
+		if a != b {
+			t.Errorf("%s -> %+v\n%s -> %+v", pair[0], a, pair[1], b)
+		}
+	}
+	if p := resolved(base + "/private/link/passwd"); p.Resolved != base+"/private/link/passwd" {
+		t.Errorf("a link outside the roots was followed: %+v", p)
+	}
+}
+
 // TestBuildSymlinkTricks: paths are resolved as the kernel resolves them.
 func TestBuildSymlinkTricks(t *testing.T) {
 	t.Parallel()

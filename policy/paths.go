@@ -112,13 +112,12 @@ func isName(s string) bool {
 // isPipe reports whether abs is one of the interpreter's own named pipes
 // (process substitution) in Facts.Pipes, which no program can create: a
 // named pipe that exists there now, under the interpreter's prefix.
-// The path is taken as the kernel resolves it, so that "L/../.." through a
-// link cannot name one file for the check and another for the open.
-func (b *builder) isPipe(abs string) bool {
+// real is the path resolved (see resolve), so that "L/../.." through a link
+// cannot name one file for the check and another for the open.
+func (b *builder) isPipe(real string) bool {
 	if b.facts.Pipes == "" {
 		return false
 	}
-	real := resolveSymlinks(abs)
 	dir, name := filepath.Split(real)
 	if filepath.Clean(dir) != b.facts.Pipes || !strings.HasPrefix(name, PipePrefix) {
 		return false
@@ -148,18 +147,22 @@ func (b *builder) resolve(value string) Path {
 	if !filepath.IsAbs(abs) {
 		abs = b.cwd + "/" + abs
 	}
-	if dev := DevicePath(abs); dev != "" || b.isPipe(abs) {
-		if dev == "" {
-			dev = resolveSymlinks(abs)
-		}
+	if dev := DevicePath(abs); dev != "" {
 		p.Resolved, p.Root, p.Exists = dev, "device", true
 		return p
 	}
-	p.Resolved = resolveSymlinks(abs)
+	p.Resolved = resolveSymlinksIn(abs, b.visible)
+	if b.isPipe(p.Resolved) {
+		p.Root, p.Exists = "device", true
+		return p
+	}
+	p.Root, p.RootDir = b.facts.Roots.contain(p.Resolved)
+	if !b.visible(p.Resolved) {
+		return p // not looked at: neither exists nor dir
+	}
 	if fi, err := os.Stat(p.Resolved); err == nil {
 		p.Exists, p.Dir = true, fi.IsDir()
 	}
-	p.Root, p.RootDir = b.facts.Roots.contain(p.Resolved)
 	return p
 }
 
@@ -185,12 +188,34 @@ func within(path, dir string) bool {
 	return path == dir || strings.HasPrefix(path, dir+"/")
 }
 
+// visible reports whether the builder may look at path on the file system
+// (whether it exists, is a link, where the link points): inside the roots,
+// on the way to them, in /dev, or the interpreter's pipes directory.
+// Elsewhere the builder runs as root and would reveal what the command
+// cannot see: a name that exists or not would change the decision.
+func (b *builder) visible(path string) bool {
+	if name, _ := b.facts.Roots.contain(path); name != "" {
+		return true
+	}
+	for _, r := range append([]string{b.facts.Roots.Workspace, "/dev", b.facts.Pipes}, b.facts.Roots.Skills...) {
+		if r != "" && (within(r, path) || within(path, r)) {
+			return true
+		}
+	}
+	return false
+}
+
 // resolveSymlinks resolves an absolute path as the kernel would: component
 // by component, following each symlink it meets. The part that does not
 // exist is appended lexically. The result is clean and absolute. Paths in
 // /proc stay lexical: its links (/proc/self, fd/N) name whatever process
 // reads them, not this one.
-func resolveSymlinks(abs string) string {
+func resolveSymlinks(abs string) string { return resolveSymlinksIn(abs, nil) }
+
+// resolveSymlinksIn is resolveSymlinks looking only at the components
+// for which visible holds (all when visible is nil): any other is taken as
+// a directory that exists and is no link, so that its ".." is lexical.
+func resolveSymlinksIn(abs string, visible func(string) bool) string {
 	if clean := filepath.Clean(abs); within(clean, "/proc") {
 		return clean
 	}
@@ -208,6 +233,10 @@ func resolveSymlinks(abs string) string {
 			continue
 		}
 		next := filepath.Join(done, comp)
+		if visible != nil && !visible(next) {
+			done = next
+			continue
+		}
 		fi, err := os.Lstat(next)
 		if err != nil {
 			return filepath.Join(append([]string{next}, rest...)...)

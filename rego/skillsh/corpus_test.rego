@@ -66,7 +66,7 @@ cases := {
 							"value": "/etc/shadow",
 							"resolved": "/etc/shadow",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -255,7 +255,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -749,7 +749,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -928,8 +928,7 @@ cases := {
 							"value": "/etc",
 							"resolved": "/etc",
 							"root": "",
-							"exists": true,
-							"dir": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -985,7 +984,7 @@ cases := {
 							"value": "passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -1456,7 +1455,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -4078,7 +4077,7 @@ cases := {
 							"value": "/etc/shadow",
 							"resolved": "/etc/shadow",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -4462,7 +4461,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -6098,7 +6097,7 @@ cases := {
 							"value": "/etc/shadow",
 							"resolved": "/etc/shadow",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -6269,7 +6268,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -7112,7 +7111,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -7207,7 +7206,7 @@ cases := {
 							"value": "/etc/profile",
 							"resolved": "/etc/profile",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -7660,7 +7659,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -7792,7 +7791,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -7887,7 +7886,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -8127,7 +8126,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -8305,7 +8304,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -8400,7 +8399,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -8493,7 +8492,7 @@ cases := {
 							"value": "/etc/shadow",
 							"resolved": "/etc/shadow",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -8586,7 +8585,7 @@ cases := {
 							"value": "/etc/shadow",
 							"resolved": "/etc/shadow",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -9402,7 +9401,7 @@ cases := {
 							"value": "/dev/fd/../../../etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -9683,7 +9682,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -9786,14 +9785,14 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 						{
 							"arg": 2,
 							"value": "/etc/shadow",
 							"resolved": "/etc/shadow",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -10933,7 +10932,7 @@ cases := {
 								"value": "/etc/passwd",
 								"resolved": "/etc/passwd",
 								"root": "",
-								"exists": true,
+								"exists": false,
 							},
 							"span": {
 								"start": 4,
@@ -11390,7 +11389,7 @@ cases := {
 							"value": "/etc/shadow",
 							"resolved": "/etc/shadow",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -11531,7 +11530,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -11775,7 +11774,7 @@ cases := {
 							"value": "etc-link/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -12043,8 +12042,7 @@ cases := {
 							"value": "/etc",
 							"resolved": "/etc",
 							"root": "",
-							"exists": true,
-							"dir": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -12544,8 +12542,7 @@ cases := {
 							"value": "/etc",
 							"resolved": "/etc",
 							"root": "",
-							"exists": true,
-							"dir": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -14061,8 +14058,7 @@ cases := {
 							"value": "etc-link",
 							"resolved": "/etc",
 							"root": "",
-							"exists": true,
-							"dir": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -14752,7 +14748,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -14807,7 +14803,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -14912,7 +14908,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -14967,7 +14963,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -15873,7 +15869,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 						{
 							"arg": 2,
@@ -16831,7 +16827,7 @@ cases := {
 							"value": "/etc/shadow",
 							"resolved": "/etc/shadow",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -17223,7 +17219,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -18034,7 +18030,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 						{
 							"arg": 2,
@@ -18136,7 +18132,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -18728,7 +18724,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -18932,7 +18928,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -19563,7 +19559,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -19843,7 +19839,7 @@ cases := {
 							"value": "/etc/shadow",
 							"resolved": "/etc/shadow",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -20926,7 +20922,7 @@ cases := {
 								"value": "/etc/profile",
 								"resolved": "/etc/profile",
 								"root": "",
-								"exists": true,
+								"exists": false,
 							},
 							"span": {
 								"start": 7,
@@ -21358,7 +21354,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -21424,7 +21420,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -21655,7 +21651,7 @@ cases := {
 							"value": "/etc/shadow",
 							"resolved": "/etc/shadow",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -21725,7 +21721,7 @@ cases := {
 							"value": "/etc/shadow",
 							"resolved": "/etc/shadow",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -22011,7 +22007,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -22619,7 +22615,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -22674,7 +22670,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -23022,7 +23018,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -23386,7 +23382,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -23493,7 +23489,7 @@ cases := {
 							"value": "/etc/shadow",
 							"resolved": "/etc/shadow",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -23548,7 +23544,7 @@ cases := {
 							"value": "/etc/shadow",
 							"resolved": "/etc/shadow",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -23774,7 +23770,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -23829,7 +23825,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -24543,7 +24539,7 @@ cases := {
 							"value": "/etc/shadow",
 							"resolved": "/etc/shadow",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -25179,7 +25175,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -28900,7 +28896,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -35732,7 +35728,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 						{
 							"arg": 2,
@@ -36138,8 +36134,7 @@ cases := {
 							"value": "/usr/bin",
 							"resolved": "/usr/bin",
 							"root": "",
-							"exists": true,
-							"dir": true,
+							"exists": false,
 						},
 						{
 							"arg": 4,
@@ -36387,8 +36382,7 @@ cases := {
 							"value": "/etc",
 							"resolved": "/etc",
 							"root": "",
-							"exists": true,
-							"dir": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -37269,7 +37263,7 @@ cases := {
 							"value": "/proc/self/environ",
 							"resolved": "/proc/self/environ",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -37433,7 +37427,7 @@ cases := {
 							"value": "/etc/shadow",
 							"resolved": "/etc/shadow",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -37880,7 +37874,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -38156,7 +38150,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -38364,7 +38358,7 @@ cases := {
 							"value": "/etc/shadow",
 							"resolved": "/etc/shadow",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -39321,8 +39315,7 @@ cases := {
 							"value": "/home",
 							"resolved": "/home",
 							"root": "",
-							"exists": true,
-							"dir": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -41078,7 +41071,7 @@ cases := {
 							"value": "/etc/shadow",
 							"resolved": "/etc/shadow",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -41144,7 +41137,7 @@ cases := {
 							"value": "/etc/shadow",
 							"resolved": "/etc/shadow",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -41251,7 +41244,7 @@ cases := {
 							"value": "/etc/shadow",
 							"resolved": "/etc/shadow",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -41306,7 +41299,7 @@ cases := {
 							"value": "/etc/shadow",
 							"resolved": "/etc/shadow",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -44823,7 +44816,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -50032,7 +50025,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -50087,7 +50080,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -51576,7 +51569,7 @@ cases := {
 							"value": "/etc/profile",
 							"resolved": "/etc/profile",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -52278,7 +52271,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -52344,7 +52337,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -52461,7 +52454,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -52527,7 +52520,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -55452,7 +55445,7 @@ cases := {
 							"value": "/etc/shadow",
 							"resolved": "/etc/shadow",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -55587,7 +55580,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -55654,7 +55647,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -55944,7 +55937,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -56000,7 +55993,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -56615,7 +56608,7 @@ cases := {
 							"value": "/etc/shadow",
 							"resolved": "/etc/shadow",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -57758,7 +57751,7 @@ cases := {
 							"value": "/etc/shadow",
 							"resolved": "/etc/shadow",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -59348,7 +59341,7 @@ cases := {
 								"value": "/etc/passwd",
 								"resolved": "/etc/passwd",
 								"root": "",
-								"exists": true,
+								"exists": false,
 							},
 							"span": {
 								"start": 31,
@@ -59418,7 +59411,7 @@ cases := {
 								"value": "/etc/passwd",
 								"resolved": "/etc/passwd",
 								"root": "",
-								"exists": true,
+								"exists": false,
 							},
 							"span": {
 								"start": 31,
@@ -59786,7 +59779,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
@@ -62383,7 +62376,7 @@ cases := {
 								"value": "/etc/passwd",
 								"resolved": "/etc/passwd",
 								"root": "",
-								"exists": true,
+								"exists": false,
 							},
 							"span": {
 								"start": 9,
@@ -62576,7 +62569,7 @@ cases := {
 							"value": "/etc/passwd",
 							"resolved": "/etc/passwd",
 							"root": "",
-							"exists": true,
+							"exists": false,
 						},
 					],
 					"options": {
