@@ -148,8 +148,11 @@ func (h *handlers) runJailed(ctx context.Context, args []string) error {
 		fmt.Fprintf(hc.Stderr, "%s: files in the workspace cannot be executed; run a script with its interpreter instead: bash %s, python3 %s\n", args[0], args[0], args[0])
 		return interp.ExitStatus(126)
 	}
-	c.running.Add(1)
-	defer c.running.Done()
+	if !c.startProgram() {
+		fmt.Fprintf(hc.Stderr, "%s: %d programs of this call are running already; wait for some to end (wait) before starting more\n", args[0], MaxPrograms)
+		return interp.ExitStatus(ExitRefused)
+	}
+	defer c.endProgram()
 	res, err := c.tool.jail.Run(ctx, &jail.Command{
 		Path:    path,
 		Args:    args,
@@ -186,6 +189,31 @@ func jailProfile(p *policy.Profile) jail.Profile {
 		FileSize:  p.FileSizeBytes,
 		Processes: uint64(max(p.Processes, 0)),
 	}
+}
+
+// MaxPrograms bounds the jailed programs one call runs at once (in the
+// background): each may have its own Profile.Processes, so without it a
+// loop of background programs would multiply the process limit.
+const MaxPrograms = 32
+
+// startProgram counts a program the call starts; false when MaxPrograms
+// are running already.
+func (c *call) startProgram() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.programs >= MaxPrograms {
+		return false
+	}
+	c.programs++
+	c.running.Add(1)
+	return true
+}
+
+func (c *call) endProgram() {
+	c.mu.Lock()
+	c.programs--
+	c.mu.Unlock()
+	c.running.Done()
 }
 
 // account adds a program's resource use to the call's.

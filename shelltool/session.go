@@ -70,10 +70,11 @@ type call struct {
 	start    time.Time
 	approved map[string]bool // reason keys a person approved in this call
 	running  sync.WaitGroup  // jailed programs still running
+	programs int             // how many, for MaxPrograms
 	cpu      time.Duration
 	peak     int64
 	protect  map[string]bool
-	mu       sync.Mutex // guards cpu, peak and protect
+	mu       sync.Mutex // guards programs, cpu, peak and protect
 }
 
 func (s *Session) newCall(command string) *call {

@@ -630,6 +630,20 @@ func TestShellNamesResolveInTheSessionsTerms(t *testing.T) {
 	}
 }
 
+// TestProgramsAtOnceAreBounded: a loop of background programs starts at
+// most MaxPrograms at once; the others fail to start and say why, so the
+// per-program process limit is not multiplied without end.
+func TestProgramsAtOnceAreBounded(t *testing.T) {
+	t.Parallel()
+	tool := newToolWith(t, shelltool.Config{Skills: []string{testenv.Skills(t)}, Timeout: 20 * time.Second})
+	n := shelltool.MaxPrograms + 8
+	res := tool.Run(testContext(t), "for i in $(seq "+strconv.Itoa(n)+"); do sleep 1 & done; wait; echo done")
+	refused := strings.Count(res.Stderr, "programs of this call are running already")
+	if refused < n-shelltool.MaxPrograms || !strings.Contains(res.Stdout, "done") {
+		t.Errorf("%d of %d refused, want at least %d:\n%s", refused, n, n-shelltool.MaxPrograms, res.Text())
+	}
+}
+
 // TestFileTestsResistSwappedLinks races the interpreter's own looks at the
 // file system (globs, file tests) against a link swapped, as fast as the
 // test can, between a workspace directory and /etc: whatever the timing,
