@@ -11,7 +11,9 @@ import (
 // The seccomp filter refuses socket(AF_UNIX, ...): a program could
 // otherwise connect to a named Unix socket outside its roots (a daemon's
 // control socket), which neither Landlock nor the network namespace
-// govern. socketpair stays allowed: its sockets have no name.
+// govern. It refuses io_uring too (ENOSYS), which can create and connect
+// a socket without socket(2). socketpair stays allowed: its sockets have
+// no name.
 
 // sockFilter is struct sock_filter.
 type sockFilter struct {
@@ -33,6 +35,7 @@ const (
 	bpfLdW   = 0x20
 	bpfJeqK  = 0x15
 	bpfJgeK  = 0x35
+	bpfJgtK  = 0x25 // BPF_JMP|BPF_JGT|BPF_K
 	bpfRetK  = 0x06
 	afUnix   = 1
 	x32Bit   = 0x40000000
@@ -44,6 +47,11 @@ const (
 	retErrno = 0x00050000 // SECCOMP_RET_ERRNO | errno
 
 	seccompSetModeFilter = 1
+
+	// io_uring_setup, _enter and _register (the same numbers on amd64 and
+	// arm64): io_uring creates and connects sockets without socket(2).
+	ioUringSetup    = 425
+	ioUringRegister = 427
 )
 
 // nativeArch returns the AUDIT_ARCH_* value and the socket and seccomp
@@ -74,6 +82,9 @@ func denyUnixSockets() error {
 		{bpfLdW, 0, 0, offNr},
 		{bpfJgeK, 0, 1, x32Bit},
 		{bpfRetK, 0, 0, retKill},
+		{bpfJgeK, 0, 2, ioUringSetup},
+		{bpfJgtK, 1, 0, ioUringRegister},
+		{bpfRetK, 0, 0, retErrno | uint32(syscall.ENOSYS)},
 		{bpfJeqK, 0, 3, socket},
 		{bpfLdW, 0, 0, offArg0},
 		{bpfJeqK, 0, 1, afUnix},
