@@ -100,16 +100,17 @@ func (h *handlers) changedEnv(hc interp.HandlerContext) []policy.Assign {
 	out := []policy.Assign{}
 	hc.Env.Each(func(name string, vr expand.Variable) bool {
 		value, isFixed := fixed[name]
-		switch {
-		case vr.Kind != expand.String:
+		// The shell's own lookups take an array's first element.
+		switch str := vr.String(); {
 		case name == "PWD":
-			if vr.Str != hc.Dir {
-				out = append(out, policy.Assign{Name: name, Value: vr.Str})
+			if str != hc.Dir {
+				out = append(out, policy.Assign{Name: name, Value: str})
 			}
 		case isFixed:
-			if vr.Str != value {
-				out = append(out, policy.Assign{Name: name, Value: vr.Str})
+			if str != value {
+				out = append(out, policy.Assign{Name: name, Value: str})
 			}
+		case vr.Kind != expand.String:
 		case vr.Exported && base[name] != vr.Str:
 			out = append(out, policy.Assign{Name: name, Value: vr.Str})
 		}
@@ -404,25 +405,29 @@ func openDevice(ctx context.Context, hc interp.HandlerContext, dev string, flag 
 	if err != nil || !endlessDevices[dev] || flag&(os.O_WRONLY|os.O_RDWR) != 0 {
 		return f, err
 	}
-	return &boundedDevice{f: f, ctx: ctx, left: MaxDeviceRead}, nil
+	return &boundedDevice{f: f, ctx: ctx, left: MaxDeviceRead, stderr: hc.Stderr}, nil
 }
 
 // endlessDevices never reach the end of the file.
 var endlessDevices = map[string]bool{"/dev/zero": true, "/dev/urandom": true, "/dev/random": true, "/dev/full": true}
 
-// MaxDeviceRead is how much the shell itself reads from a device that never
-// ends (/dev/zero, /dev/urandom) opened for reading: $(< /dev/zero), read
+// MaxDeviceRead is how much the shell reads from a device that never ends
+// (/dev/zero, /dev/urandom) that it opens for reading: $(< /dev/zero), read
 // and mapfile would otherwise grow the shell's memory without end, and
-// never look at the call's timeout. Programs that open a device themselves
-// (head -c N /dev/zero) are not limited by it.
+// never look at the call's timeout. A redirection (prog < /dev/zero) goes
+// through the shell too, so a program given one gets at most as much, and
+// the call's stderr says so; a program that opens the device itself
+// (head -c N /dev/zero) is not limited.
 const MaxDeviceRead = 1 << 20
 
 // boundedDevice reads at most left bytes from f, and nothing once ctx is
-// done.
+// done; at the bound it says so on stderr, once.
 type boundedDevice struct {
-	f    *os.File
-	ctx  context.Context
-	left int64
+	f      *os.File
+	ctx    context.Context
+	left   int64
+	stderr io.Writer
+	told   bool
 }
 
 func (d *boundedDevice) Read(p []byte) (int, error) {
@@ -430,7 +435,12 @@ func (d *boundedDevice) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	if d.left <= 0 {
-		return 0, fmt.Errorf("the shell reads at most %d MiB from %s; use a program (head -c N %s)", MaxDeviceRead>>20, d.f.Name(), d.f.Name())
+		err := fmt.Errorf("skillsh: the shell passes at most %d MiB from %s; let the program open it (head -c N %s)", MaxDeviceRead>>20, d.f.Name(), d.f.Name())
+		if !d.told && d.stderr != nil {
+			fmt.Fprintln(d.stderr, err)
+			d.told = true
+		}
+		return 0, err
 	}
 	if int64(len(p)) > d.left {
 		p = p[:d.left]

@@ -483,6 +483,11 @@ func TestEndlessDeviceReadsAreBounded(t *testing.T) {
 	if res.Stdout != "3000000\n5\n" {
 		t.Errorf("programs reading devices: %s", res.Text())
 	}
+	// A redirection goes through the shell: bounded too, and not silently.
+	res = tool.Run(testContext(t), "head -c 3000000 < /dev/zero | wc -c")
+	if res.Stdout != want+"\n" || !strings.Contains(res.Stderr, "passes at most 1 MiB from /dev/zero") {
+		t.Errorf("a program given /dev/zero by the shell: %s", res.Text())
+	}
 }
 
 // TestWorkspaceFilesDoNotExecute: a file the model wrote cannot run as a
@@ -622,6 +627,8 @@ func TestShellNamesResolveInTheSessionsTerms(t *testing.T) {
 		"declare -n r=PATH; r=" + outside + "; type -P tool-secret; echo end",
 		"declare -n r=PWD; r=" + outside + "/tool-secret; pwd -P; echo end",
 		"declare -n r=PATH; r=" + outside + "; tool-secret; echo end",
+		"declare -n r=PATH; r=(" + outside + "); type -P tool-secret; echo end",
+		"declare -n r=PWD; r=(" + outside + "/tool-secret); pwd -P; echo end",
 	} {
 		res := tool.Run(testContext(t), command)
 		if res.ExitCode != shelltool.ExitRefused || strings.Contains(res.Stdout, outside) || strings.Contains(res.Stdout, "end") {
