@@ -29369,6 +29369,114 @@ cases := {
 			},
 		},
 	},
+	"git --bare init -q": {
+		"decision": "deny",
+		"codes": [
+			"git.metadata_elsewhere",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "git --bare init -q",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "git",
+					"base": "git",
+					"kind": "external",
+					"program": "/usr/bin/git",
+					"argv": [
+						{
+							"value": "git",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "--bare",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 10,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "init",
+							"dynamic": false,
+							"span": {
+								"start": 11,
+								"end": 15,
+								"line": 1,
+								"col": 12,
+							},
+						},
+						{
+							"value": "-q",
+							"dynamic": false,
+							"span": {
+								"start": 16,
+								"end": 18,
+								"line": 1,
+								"col": 17,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [],
+					"options": {
+						"names": [
+							"--bare",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 18,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"git --exec-path=./bin status": {
 		"decision": "deny",
 		"codes": [
@@ -31457,6 +31565,153 @@ cases := {
 			},
 		},
 	},
+	"git clone -qu 'id' ./repo ./d": {
+		"decision": "deny",
+		"codes": [
+			"git.exec",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "git clone -qu 'id' ./repo ./d",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "git",
+					"base": "git",
+					"kind": "external",
+					"program": "/usr/bin/git",
+					"argv": [
+						{
+							"value": "git",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "clone",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 9,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "-qu",
+							"dynamic": false,
+							"span": {
+								"start": 10,
+								"end": 13,
+								"line": 1,
+								"col": 11,
+							},
+						},
+						{
+							"value": "id",
+							"dynamic": false,
+							"span": {
+								"start": 14,
+								"end": 18,
+								"line": 1,
+								"col": 15,
+							},
+						},
+						{
+							"value": "./repo",
+							"dynamic": false,
+							"span": {
+								"start": 19,
+								"end": 25,
+								"line": 1,
+								"col": 20,
+							},
+						},
+						{
+							"value": "./d",
+							"dynamic": false,
+							"span": {
+								"start": 26,
+								"end": 29,
+								"line": 1,
+								"col": 27,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 4,
+							"value": "./repo",
+							"resolved": "/ws/repo",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+							"dir": true,
+						},
+						{
+							"arg": 5,
+							"value": "./d",
+							"resolved": "/ws/d",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+							4,
+							5,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 29,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"git clone ./repo /skills-root/r": {
 		"decision": "deny",
 		"codes": [
@@ -32134,6 +32389,111 @@ cases := {
 					"span": {
 						"start": 0,
 						"end": 32,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"git commit -am x": {
+		"decision": "allow",
+		"codes": [],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "git commit -am x",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "git",
+					"base": "git",
+					"kind": "external",
+					"program": "/usr/bin/git",
+					"argv": [
+						{
+							"value": "git",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "commit",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 10,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "-am",
+							"dynamic": false,
+							"span": {
+								"start": 11,
+								"end": 14,
+								"line": 1,
+								"col": 12,
+							},
+						},
+						{
+							"value": "x",
+							"dynamic": false,
+							"span": {
+								"start": 15,
+								"end": 16,
+								"line": 1,
+								"col": 16,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 16,
 						"line": 1,
 						"col": 1,
 					},
@@ -34802,6 +35162,124 @@ cases := {
 					"span": {
 						"start": 0,
 						"end": 27,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"git rebase -ix id HEAD": {
+		"decision": "deny",
+		"codes": [
+			"git.exec",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "git rebase -ix id HEAD",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "git",
+					"base": "git",
+					"kind": "external",
+					"program": "/usr/bin/git",
+					"argv": [
+						{
+							"value": "git",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "rebase",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 10,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "-ix",
+							"dynamic": false,
+							"span": {
+								"start": 11,
+								"end": 14,
+								"line": 1,
+								"col": 12,
+							},
+						},
+						{
+							"value": "id",
+							"dynamic": false,
+							"span": {
+								"start": 15,
+								"end": 17,
+								"line": 1,
+								"col": 16,
+							},
+						},
+						{
+							"value": "HEAD",
+							"dynamic": false,
+							"span": {
+								"start": 18,
+								"end": 22,
+								"line": 1,
+								"col": 19,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+							3,
+							4,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 22,
 						"line": 1,
 						"col": 1,
 					},

@@ -536,13 +536,13 @@ _git_runs[cmd.index] contains "bisect run" if {
 	sub.args[0] == "run"
 }
 
-_git_exec_arg("rebase", a) := a if regex.match(`^-x`, a)
+_git_exec_arg("rebase", a) := a if regex.match(`^-[A-Za-z]*x`, a)
 
 _git_exec_arg("grep", a) := a if startswith(a, "-O")
 
 _git_exec_arg("grep", a) := a if _git_long(a, "open-files-in-pager")
 
-_git_exec_arg(_, a) := a if regex.match(`^-u.`, a)
+_git_exec_arg(_, a) := a if regex.match(`^-[A-Za-z]*u.`, a)
 
 _git_exec_arg(_, a) := a if {
 	some full in {"upload-pack", "receive-pack", "exec"}
@@ -551,7 +551,7 @@ _git_exec_arg(_, a) := a if {
 
 _git_exec_arg(sub, a) := a if {
 	sub in {"clone", "fetch", "pull", "ls-remote", "archive"}
-	a == "-u"
+	regex.match(`^-[A-Za-z]*u$`, a)
 }
 
 _git_exec_arg(_, "--help") := "--help"
@@ -666,9 +666,10 @@ _git_output_option(a) if {
 # title: Repository metadata outside .git
 # description: |
 #   A repository whose metadata is not in a directory named .git (git init
-#   or clone with --bare, --mirror or --separate-git-dir; git --git-dir
-#   naming another directory): its config and hooks could be written like
-#   any file, out of reach of git.metadata_write, and git would run them.
+#   or clone with --bare, --mirror or --separate-git-dir; git --bare; git
+#   --git-dir naming another directory): its config and hooks could be
+#   written like any file, out of reach of git.metadata_write, and git
+#   would run them.
 # custom:
 #   code: git.metadata_elsewhere
 #   verdict: deny
@@ -688,6 +689,12 @@ _git_elsewhere[cmd.index] contains a if {
 	some a in sub.args
 	some full in {"bare", "mirror", "separate-git-dir"}
 	_git_long(a, full)
+}
+
+# git --bare COMMAND: the directory itself is the repository.
+_git_elsewhere[cmd.index] contains "--bare" if {
+	some cmd in facts.by_base.git
+	"--bare" in facts.options[cmd.index]
 }
 
 _git_elsewhere[cmd.index] contains sprintf("--git-dir=%s", [dir]) if {
