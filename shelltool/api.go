@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/skillsh/skillsh/jail"
@@ -97,7 +98,8 @@ type Tool struct {
 	catalog   []skills.Skill
 	problems  []skills.Problem
 	roots     policy.Roots
-	pipes     string            // the interpreter's TMPDIR, for its named pipes
+	pipes     string            // holds each session's pipes directory (the interpreter's TMPDIR, for its named pipes)
+	sessions  atomic.Uint64     // sessions started, naming their pipes directories
 	fileSize  int64             // the largest file the interpreter itself writes, as for programs
 	env       []string          // the environment commands start with
 	base      map[string]string // env as a map

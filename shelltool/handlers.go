@@ -96,7 +96,7 @@ func (h *handlers) decideExec(ctx context.Context, args []string) (policy.Decisi
 // whatever a command sets; the policy judges the assignment all the same.
 func (h *handlers) changedEnv(hc interp.HandlerContext) []policy.Assign {
 	base := h.c.tool.baseEnv()
-	fixed := h.c.tool.runnerFixed()
+	fixed := h.c.s.runnerFixed()
 	out := []policy.Assign{}
 	hc.Env.Each(func(name string, vr expand.Variable) bool {
 		value, isFixed := fixed[name]
@@ -264,12 +264,12 @@ func (t *Tool) fixedEnv() map[string]string {
 
 func (t *Tool) baseEnv() map[string]string { return t.base }
 
-// runnerFixed are the fixed variables as the shell itself starts with
+// runnerFixed are the fixed variables as the session's shell starts with
 // them: TMPDIR is its pipes directory (see runnerEnv).
-func (t *Tool) runnerFixed() map[string]string {
-	fixed := t.fixedEnv()
+func (s *Session) runnerFixed() map[string]string {
+	fixed := s.tool.fixedEnv()
 	if _, ok := fixed["TMPDIR"]; ok {
-		fixed["TMPDIR"] = t.pipes
+		fixed["TMPDIR"] = s.pipes
 	}
 	return fixed
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/metrics"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -29,12 +30,26 @@ type Session struct {
 	tool   *Tool
 	mu     sync.Mutex
 	runner *interp.Runner
+	pipes  string // the session's own pipes directory, under the tool's
 }
 
 // NewSession starts a session in the workspace.
 func (t *Tool) NewSession() *Session {
-	return &Session{tool: t}
+	return &Session{tool: t, pipes: filepath.Join(t.pipes, "s"+strconv.FormatUint(t.sessions.Add(1), 10))}
 }
+
+// openPipes creates the session's pipes directory for a call: each session
+// has its own, so that one call's watcher never sees, counts or releases
+// another session's pipes. The interpreter makes its pipes there for the
+// session's whole life; closePipes removes it when a call leaves it empty.
+func (s *Session) openPipes() error {
+	if err := os.Mkdir(s.pipes, 0o711); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("shelltool: pipes directory: %w", err)
+	}
+	return os.Chmod(s.pipes, 0o711)
+}
+
+func (s *Session) closePipes() { os.Remove(s.pipes) }
 
 // Dir returns the session's working directory.
 func (s *Session) Dir() string {
@@ -185,9 +200,17 @@ func (c *call) execute(ctx context.Context, profile *policy.Profile) {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	go watchMemory(ctx, stop, c.tool.cfg.ShellMemory)
-	go watchPipes(ctx, stop, c.tool.pipes)
+	if err := c.s.openPipes(); err != nil {
+		c.setupError(err)
+		return
+	}
+	defer c.s.closePipes()
+	watched := make(chan struct{})
+	go func() { watchPipes(ctx, stop, c.s.pipes); close(watched) }()
 	r, err := c.s.runnerFor(c)
 	if err != nil {
+		cancel()
+		<-watched
 		c.setupError(err)
 		return
 	}
@@ -196,8 +219,9 @@ func (c *call) execute(ctx context.Context, profile *policy.Profile) {
 		err = cause
 	}
 	cancel() // ends background programs with the call
+	<-watched
 	c.running.Wait()
-	if strays, _ := scanPipes(c.tool.pipes); strays {
+	if strays, _ := scanPipes(c.s.pipes); strays {
 		err = errPipesWrite
 	}
 	c.exitStatus(ctx, err)
@@ -355,7 +379,7 @@ func (s *Session) runnerFor(c *call) (*interp.Runner, error) {
 	}
 	if s.runner == nil {
 		r, err := interp.New(append(opts,
-			interp.Env(expand.ListEnviron(s.tool.runnerEnv()...)),
+			interp.Env(expand.ListEnviron(s.runnerEnv()...)),
 			interp.Dir(s.tool.roots.Workspace),
 		)...)
 		if err != nil {
@@ -390,7 +414,7 @@ func (s *Session) facts(dir string, funcs func(string) bool) *policy.Facts {
 	t := s.tool
 	return &policy.Facts{
 		Cwd:       dir,
-		Pipes:     t.pipes,
+		Pipes:     s.pipes,
 		Roots:     t.roots,
 		Session:   t.sessionFacts(),
 		Functions: funcs,
@@ -406,16 +430,17 @@ func (t *Tool) sessionFacts() policy.Session {
 }
 
 // runnerEnv is the interpreter's environment: the programs' one, except
-// TMPDIR, which is the pipes directory, where the interpreter makes its
-// named pipes. Programs get the workspace's TMPDIR back (programEnv).
-func (t *Tool) runnerEnv() []string {
-	env := make([]string, 0, len(t.env)+1)
-	for _, kv := range t.env {
+// TMPDIR, which is the session's pipes directory, where the interpreter
+// makes its named pipes. Programs get the workspace's TMPDIR back
+// (programEnv).
+func (s *Session) runnerEnv() []string {
+	env := make([]string, 0, len(s.tool.env)+1)
+	for _, kv := range s.tool.env {
 		if !strings.HasPrefix(kv, "TMPDIR=") {
 			env = append(env, kv)
 		}
 	}
-	return append(env, "TMPDIR="+t.pipes)
+	return append(env, "TMPDIR="+s.pipes)
 }
 
 func nonNil[T any](s []T) []T {

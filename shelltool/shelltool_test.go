@@ -569,15 +569,33 @@ func TestPipesDirectoryTakesNoFiles(t *testing.T) {
 		if res.ExitCode != shelltool.ExitRefused || !strings.Contains(res.Error, "pipes directory") || strings.Contains(res.Stdout, "after") {
 			t.Errorf("%s: %s", command, res.Text())
 		}
-		entries, err := os.ReadDir(pipes)
+		// Every session has its own directory under the tool's.
+		err := filepath.WalkDir(filepath.Dir(pipes), func(p string, e fs.DirEntry, err error) error {
+			if err == nil && !e.IsDir() && e.Type()&fs.ModeNamedPipe == 0 {
+				t.Errorf("%s: %s left in the pipes directory", command, p)
+			}
+			return err
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, e := range entries {
-			if e.Type()&fs.ModeNamedPipe == 0 {
-				t.Errorf("%s: %s left in the pipes directory", command, e.Name())
-			}
-		}
+	}
+}
+
+// TestSessionsKeepTheirPipes: the end of one session's call releases only
+// its own pipes; another session's pipe, not opened yet, survives it.
+func TestSessionsKeepTheirPipes(t *testing.T) {
+	t.Parallel()
+	tool := newTool(t, false)
+	a, b := tool.NewSession(), tool.NewSession()
+	done := make(chan *shelltool.Result)
+	go func() { done <- a.Run(testContext(t), `x=<(echo data-of-a); sleep 1; cat "$x"`) }()
+	time.Sleep(300 * time.Millisecond)
+	if res := b.Run(testContext(t), "echo b"); res.Stdout != "b\n" {
+		t.Errorf("session b: %s", res.Text())
+	}
+	if res := <-done; res.Stdout != "data-of-a\n" {
+		t.Errorf("session a lost its pipe to session b's call: %s", res.Text())
 	}
 }
 
