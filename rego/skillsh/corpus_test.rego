@@ -48127,6 +48127,117 @@ cases := {
 			},
 		},
 	},
+	"sed '1,3s/x/y/' ./a": {
+		"decision": "allow",
+		"codes": [],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "sed '1,3s/x/y/' ./a",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "sed",
+					"base": "sed",
+					"kind": "external",
+					"program": "/usr/bin/sed",
+					"argv": [
+						{
+							"value": "sed",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "1,3s/x/y/",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 15,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "./a",
+							"dynamic": false,
+							"span": {
+								"start": 16,
+								"end": 19,
+								"line": 1,
+								"col": 17,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "1,3s/x/y/",
+							"resolved": "/ws/1,3s/x/y",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+						{
+							"arg": 2,
+							"value": "./a",
+							"resolved": "/ws/a",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 19,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"sed '1e id' ./a": {
 		"decision": "deny",
 		"codes": [
@@ -48779,6 +48890,111 @@ cases := {
 			},
 		},
 	},
+	"sed 's a b ;e id' ./a": {
+		"decision": "deny",
+		"codes": [
+			"sed.execute",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "sed 's a b ;e id' ./a",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "sed",
+					"base": "sed",
+					"kind": "external",
+					"program": "/usr/bin/sed",
+					"argv": [
+						{
+							"value": "sed",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "s a b ;e id",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 17,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "./a",
+							"dynamic": false,
+							"span": {
+								"start": 18,
+								"end": 21,
+								"line": 1,
+								"col": 19,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "./a",
+							"resolved": "/ws/a",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 21,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"sed 's/a/b/w ./out' ./a": {
 		"decision": "deny",
 		"codes": [
@@ -49115,6 +49331,111 @@ cases := {
 					"span": {
 						"start": 0,
 						"end": 18,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"sed 's1a1b1;e id' ./a": {
+		"decision": "deny",
+		"codes": [
+			"sed.execute",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "sed 's1a1b1;e id' ./a",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "sed",
+					"base": "sed",
+					"kind": "external",
+					"program": "/usr/bin/sed",
+					"argv": [
+						{
+							"value": "sed",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "s1a1b1;e id",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 17,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "./a",
+							"dynamic": false,
+							"span": {
+								"start": 18,
+								"end": 21,
+								"line": 1,
+								"col": 19,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "./a",
+							"resolved": "/ws/a",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 21,
 						"line": 1,
 						"col": 1,
 					},

@@ -157,12 +157,22 @@ _sed_s_flags(script) := {m[3] |
 # text command, and a/i/c count only where a command starts (after a
 # separator, a brace, blanks or an address), so that a letter inside a
 # \cREGEXc address or a file name hides nothing after it.
-_sed_rest(script) := rest if {
+# An s or y command with a delimiter outside _sed_s_delims (a blank, a
+# letter, a digit) is not taken out: then nothing is, and the whole
+# script counts, so that no e, r or w hides in it.
+_sed_rest(script) := script if {
+	regex.match(`(?m)(^|[;{}])[\s0-9$,~!]*[sy][^/|#:,@!%_+~^=;\n\\]`, _sed_no_addr(script))
+} else := rest if {
+	no_label := regex.replace(_sed_no_addr(script), `(?m)(?:[:btT][^;\n}]*|#[^\n]*$)`, ";")
+	rest := regex.replace(no_label, `(?m)(^|[;{}!0-9$,~\s])\s*[aic](?:\\\n)?[^\n]*$`, "${1};")
+}
+
+# _sed_no_addr(script) is the script without its s and y commands and its
+# /regex/ addresses.
+_sed_no_addr(script) := no_addr if {
 	no_s := _strip_all(script, [p | some d in _sed_s_delims; p := _sed_s_pattern(d)])
 	no_y := _strip_all(no_s, [p | some d in _sed_s_delims; p := _sed_y_pattern(d)])
 	no_addr := regex.replace(no_y, `/(?:\\.|[^/\\\n])*/[IM]*`, ";")
-	no_label := regex.replace(no_addr, `(?m)(?:[:btT][^;\n}]*|#[^\n]*$)`, ";")
-	rest := regex.replace(no_label, `(?m)(^|[;{}!0-9$,~\s])\s*[aic](?:\\\n)?[^\n]*$`, "${1};")
 }
 
 _strip_all(s, patterns) := regex.replace(s, concat("|", patterns), ";")
