@@ -158,10 +158,11 @@ _sed_s_flags(script) := {m[3] |
 # separator, a brace, blanks or an address), so that a letter inside a
 # \cREGEXc address or a file name hides nothing after it.
 # An s or y command with a delimiter outside _sed_s_delims (a blank, a
-# letter, a digit) is not taken out: then nothing is, and the whole
-# script counts, so that no e, r or w hides in it.
+# letter, a digit), or an address with its own delimiter (\cREGEXc), is not
+# taken out: then nothing is, and the whole script counts, so that no e, r
+# or w hides in it.
 _sed_rest(script) := script if {
-	regex.match(`(?m)(^|[;{}])[\s0-9$,~!]*[sy][^/|#:,@!%_+~^=;\n\\]`, _sed_no_addr(script))
+	regex.match(`(?m)(^|[;{}])[\s0-9$,~!+]*(\\|[sy][^/|#:,@!%_+~^=;\n\\])`, _sed_no_addr(script))
 } else := rest if {
 	no_label := regex.replace(_sed_no_addr(script), `(?m)(?:[:btT][^;\n}]*|#[^\n]*$)`, ";")
 	rest := regex.replace(no_label, `(?m)(^|[;{}!0-9$,~\s])\s*[aic](?:\\\n)?[^\n]*$`, "${1};")
@@ -546,13 +547,13 @@ _git_runs[cmd.index] contains "bisect run" if {
 	sub.args[0] == "run"
 }
 
-_git_exec_arg("rebase", a) := a if regex.match(`^-[A-Za-z]*x`, a)
+_git_exec_arg("rebase", a) := a if regex.match(`^-[A-Za-z0-9]*x`, a)
 
 _git_exec_arg("grep", a) := a if startswith(a, "-O")
 
 _git_exec_arg("grep", a) := a if _git_long(a, "open-files-in-pager")
 
-_git_exec_arg(_, a) := a if regex.match(`^-[A-Za-z]*u.`, a)
+_git_exec_arg(_, a) := a if regex.match(`^-[A-Za-z0-9]*u.`, a)
 
 _git_exec_arg(_, a) := a if {
 	some full in {"upload-pack", "receive-pack", "exec"}
@@ -561,7 +562,7 @@ _git_exec_arg(_, a) := a if {
 
 _git_exec_arg(sub, a) := a if {
 	sub in {"clone", "fetch", "pull", "ls-remote", "archive"}
-	regex.match(`^-[A-Za-z]*u$`, a)
+	regex.match(`^-[A-Za-z0-9]*u$`, a)
 }
 
 _git_exec_arg(_, "--help") := "--help"
