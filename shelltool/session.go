@@ -224,6 +224,7 @@ func (c *call) execute(ctx context.Context, profile *policy.Profile) {
 	if strays, _ := scanPipes(c.s.pipes); strays {
 		err = errPipesWrite
 	}
+	releasePipes(c.s.pipes) // also those made after the watcher's release, while the last statement ended
 	c.exitStatus(ctx, err)
 }
 

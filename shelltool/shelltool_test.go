@@ -620,6 +620,14 @@ func TestProcessSubstitutionsEnd(t *testing.T) {
 	if res.ExitCode != shelltool.ExitRefused || !strings.Contains(res.Error, "process substitutions") || strings.Contains(res.Stdout, "done") {
 		t.Errorf("piling up process substitutions: %s", res.Text())
 	}
+	// A pipe made after the call's context ended, while its last statement
+	// was still being expanded, is released too.
+	short := newToolWith(t, shelltool.Config{Skills: []string{testenv.Skills(t)}, Timeout: 300 * time.Millisecond})
+	for range 15 {
+		if res := short.Run(testContext(t), "x=$(sleep 1) y=<(:)"); !res.TimedOut {
+			t.Fatalf("sleeping past the timeout: %s", res.Text())
+		}
+	}
 	// The released goroutines end shortly after the call.
 	deadline := time.Now().Add(10 * time.Second)
 	for runtime.NumGoroutine() > before+10 && time.Now().Before(deadline) {
