@@ -417,6 +417,46 @@ var hostPort = func() int {
 	return sa.(*syscall.SockaddrInet4).Port
 }()
 
+// TestInheritedDescriptorsStayOut: a descriptor the process running the
+// jail holds open without close-on-exec (inherited from its own parent, a
+// connected socket say) never reaches the program.
+func TestInheritedDescriptorsStayOut(t *testing.T) {
+	t.Parallel()
+	var p [2]int
+	if err := syscall.Pipe(p[:]); err != nil { // no close-on-exec
+		t.Fatal(err)
+	}
+	defer syscall.Close(p[0])
+	defer syscall.Close(p[1])
+	syscall.CloseOnExec(p[0]) // only p[1] leaks to children
+	if _, _, e := syscall.RawSyscall(syscall.SYS_FCNTL, uintptr(p[1]), syscall.F_SETFD, 0); e != 0 {
+		t.Fatal(e)
+	}
+	f := newFixture(t, Config{})
+	script := fmt.Sprintf("import os\ntry:\n    os.write(%d, b'LEAKED')\n    print('open')\nexcept OSError as e:\n    print('closed', e.errno)\n", p[1])
+	o := runIn(t, f.j, testCtx(t, 10*time.Second), &Command{Path: "/usr/bin/python3", Args: []string{"python3", "-c", script}})
+	if !strings.Contains(o.stdout, "closed 9") {
+		t.Errorf("descriptor %d in the program: %q %q", p[1], o.stdout, o.stderr)
+	}
+}
+
+// TestUnixDatagramPairsRefused: a datagram socket pair could be sent to
+// any named socket (/dev/log, a daemon's): socketpair refuses it, while
+// stream pairs, which cannot be connected anew, still work.
+func TestUnixDatagramPairsRefused(t *testing.T) {
+	t.Parallel()
+	requireKernel(t, UnixSockets)
+	f := newFixture(t, Config{})
+	script := "import socket\n" +
+		"for kind in (socket.SOCK_DGRAM, socket.SOCK_STREAM):\n" +
+		"    try:\n        socket.socketpair(socket.AF_UNIX, kind)\n        print(kind, 'made')\n" +
+		"    except OSError as e:\n        print(kind, 'refused', e.errno)\n"
+	o := runIn(t, f.j, testCtx(t, 10*time.Second), &Command{Path: "/usr/bin/python3", Args: []string{"python3", "-c", script}})
+	if !strings.Contains(o.stdout, "2 refused 13") || !strings.Contains(o.stdout, "1 made") { // SOCK_DGRAM 2, SOCK_STREAM 1
+		t.Errorf("socket pairs: %q %q", o.stdout, o.stderr)
+	}
+}
+
 func TestSecretEnvironmentWithheld(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, Config{})

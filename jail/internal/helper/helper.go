@@ -18,9 +18,7 @@ func init() {
 // returns; a failure is written to ErrorFD and the process exits with 127.
 func Main() {
 	runtime.LockOSThread() // Landlock and the credentials apply to this thread, which execs
-	for _, fd := range []uintptr{ErrorFD, StatusFD} {
-		_, _, _ = syscall.RawSyscall(syscall.SYS_FCNTL, fd, syscall.F_SETFD, syscall.FD_CLOEXEC)
-	}
+	closeOnExec()
 	b, err := readAll(SpecFD)
 	_ = syscall.Close(SpecFD)
 	if err != nil {
@@ -38,6 +36,24 @@ func Main() {
 		runInit(s)
 	}
 	execLimited(s)
+}
+
+// closeOnExec marks every descriptor from 3 up close-on-exec: the program
+// gets only its standard streams, never what skillsh inherited from its
+// own parent (a connected socket, say), nor the helper's spec, error and
+// status pipes.
+func closeOnExec() {
+	const sysCloseRange, closeRangeCloexec = 436, 4 // the same on amd64 and arm64
+	if _, _, e := syscall.RawSyscall(sysCloseRange, 3, ^uintptr(0)>>32, closeRangeCloexec); e == 0 {
+		return
+	}
+	var lim syscall.Rlimit // before Linux 5.11: one at a time
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) != nil || lim.Cur > 1<<20 {
+		lim.Cur = 1 << 20
+	}
+	for fd := uintptr(3); fd < uintptr(lim.Cur); fd++ {
+		_, _, _ = syscall.RawSyscall(syscall.SYS_FCNTL, fd, syscall.F_SETFD, syscall.FD_CLOEXEC)
+	}
 }
 
 // The resource limits apply to the program only, never to this helper: a

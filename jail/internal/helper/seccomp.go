@@ -12,8 +12,10 @@ import (
 // otherwise connect to a named Unix socket outside its roots (a daemon's
 // control socket), which neither Landlock nor the network namespace
 // govern. It refuses io_uring too (ENOSYS), which can create and connect
-// a socket without socket(2). socketpair stays allowed: its sockets have
-// no name.
+// a socket without socket(2), and socketpair(AF_UNIX, SOCK_DGRAM): a
+// datagram socket can be sent to any named socket. Stream pairs stay
+// allowed (python's subprocess and asyncio use them): they cannot be
+// connected anew.
 
 // sockFilter is struct sock_filter.
 type sockFilter struct {
@@ -32,19 +34,24 @@ type sockFprog struct {
 // BPF_ABS is 0x00|0x00|0x20, BPF_JMP|BPF_JEQ|BPF_K 0x05|0x10|0x00,
 // BPF_JMP|BPF_JGE|BPF_K 0x05|0x30|0x00, BPF_RET|BPF_K 0x06|0x00.
 const (
-	bpfLdW   = 0x20
-	bpfJeqK  = 0x15
-	bpfJgeK  = 0x35
-	bpfJgtK  = 0x25 // BPF_JMP|BPF_JGT|BPF_K
-	bpfRetK  = 0x06
-	afUnix   = 1
-	x32Bit   = 0x40000000
-	offNr    = 0  // seccomp_data.nr
-	offArch  = 4  // seccomp_data.arch
-	offArg0  = 16 // seccomp_data.args[0], low 32 bits (little endian)
-	retAllow = 0x7fff0000
-	retKill  = 0x80000000 // SECCOMP_RET_KILL_PROCESS
-	retErrno = 0x00050000 // SECCOMP_RET_ERRNO | errno
+	bpfLdW  = 0x20
+	bpfJeqK = 0x15
+	bpfJgeK = 0x35
+	bpfJgtK = 0x25 // BPF_JMP|BPF_JGT|BPF_K
+	bpfAndK = 0x54 // BPF_ALU|BPF_AND|BPF_K
+	bpfRetK = 0x06
+	afUnix  = 1
+	x32Bit  = 0x40000000
+	offNr   = 0  // seccomp_data.nr
+	offArch = 4  // seccomp_data.arch
+	offArg0 = 16 // seccomp_data.args[0], low 32 bits (little endian)
+	offArg1 = 24 // seccomp_data.args[1]
+
+	sockTypeMask = 0xf // the type without SOCK_NONBLOCK, SOCK_CLOEXEC
+	sockDgram    = 2
+	retAllow     = 0x7fff0000
+	retKill      = 0x80000000 // SECCOMP_RET_KILL_PROCESS
+	retErrno     = 0x00050000 // SECCOMP_RET_ERRNO | errno
 
 	seccompSetModeFilter = 1
 
@@ -54,16 +61,17 @@ const (
 	ioUringRegister = 427
 )
 
-// nativeArch returns the AUDIT_ARCH_* value and the socket and seccomp
-// syscall numbers of this build; ok is false on other architectures.
-func nativeArch() (arch, socket, seccomp uint32, ok bool) {
+// nativeArch returns the AUDIT_ARCH_* value and the socket, socketpair and
+// seccomp syscall numbers of this build; ok is false on other
+// architectures.
+func nativeArch() (arch, socket, socketpair, seccomp uint32, ok bool) {
 	switch runtime.GOARCH {
 	case "amd64":
-		return 0xc000003e, 41, 317, true
+		return 0xc000003e, 41, 53, 317, true
 	case "arm64":
-		return 0xc00000b7, 198, 277, true
+		return 0xc00000b7, 198, 199, 277, true
 	}
-	return 0, 0, 0, false
+	return 0, 0, 0, 0, false
 }
 
 // denyUnixSockets installs the filter on this thread (and the program it
@@ -71,25 +79,32 @@ func nativeArch() (arch, socket, seccomp uint32, ok bool) {
 // points) kills the process: through them socket has other numbers.
 // no_new_privs must already be set.
 func denyUnixSockets() error {
-	arch, socket, seccomp, ok := nativeArch()
+	arch, socket, socketpair, seccomp, ok := nativeArch()
 	if !ok {
 		return syscall.ENOSYS
 	}
+	// A jump skips that many instructions: 18 is RET EACCES, 19 RET ALLOW.
 	filter := []sockFilter{
-		{bpfLdW, 0, 0, offArch},
-		{bpfJeqK, 1, 0, arch},
-		{bpfRetK, 0, 0, retKill},
-		{bpfLdW, 0, 0, offNr},
-		{bpfJgeK, 0, 1, x32Bit},
-		{bpfRetK, 0, 0, retKill},
-		{bpfJgeK, 0, 2, ioUringSetup},
-		{bpfJgtK, 1, 0, ioUringRegister},
-		{bpfRetK, 0, 0, retErrno | uint32(syscall.ENOSYS)},
-		{bpfJeqK, 0, 3, socket},
-		{bpfLdW, 0, 0, offArg0},
-		{bpfJeqK, 0, 1, afUnix},
-		{bpfRetK, 0, 0, retErrno | uint32(syscall.EACCES)},
-		{bpfRetK, 0, 0, retAllow},
+		/* 0 */ {bpfLdW, 0, 0, offArch},
+		/* 1 */ {bpfJeqK, 1, 0, arch},
+		/* 2 */ {bpfRetK, 0, 0, retKill},
+		/* 3 */ {bpfLdW, 0, 0, offNr},
+		/* 4 */ {bpfJgeK, 0, 1, x32Bit},
+		/* 5 */ {bpfRetK, 0, 0, retKill},
+		/* 6 */ {bpfJgeK, 0, 2, ioUringSetup},
+		/* 7 */ {bpfJgtK, 1, 0, ioUringRegister},
+		/* 8 */ {bpfRetK, 0, 0, retErrno | uint32(syscall.ENOSYS)},
+		/* 9 */ {bpfJeqK, 0, 2, socket},
+		/* 10 */ {bpfLdW, 0, 0, offArg0},
+		/* 11 */ {bpfJeqK, 6, 7, afUnix},
+		/* 12 */ {bpfJeqK, 0, 6, socketpair},
+		/* 13 */ {bpfLdW, 0, 0, offArg0},
+		/* 14 */ {bpfJeqK, 0, 4, afUnix},
+		/* 15 */ {bpfLdW, 0, 0, offArg1},
+		/* 16 */ {bpfAndK, 0, 0, sockTypeMask},
+		/* 17 */ {bpfJeqK, 0, 1, sockDgram},
+		/* 18 */ {bpfRetK, 0, 0, retErrno | uint32(syscall.EACCES)},
+		/* 19 */ {bpfRetK, 0, 0, retAllow},
 	}
 	prog := sockFprog{len: uint16(len(filter)), filter: &filter[0]}
 	_, _, e := syscall.RawSyscall(uintptr(seccomp), seccompSetModeFilter, 0, uintptr(unsafe.Pointer(&prog)))
