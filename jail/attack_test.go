@@ -441,18 +441,21 @@ func TestInheritedDescriptorsStayOut(t *testing.T) {
 }
 
 // TestUnixDatagramPairsRefused: a datagram socket pair could be sent to
-// any named socket (/dev/log, a daemon's): socketpair refuses it, while
-// stream pairs, which cannot be connected anew, still work.
+// any named socket (/dev/log, a daemon's): socketpair refuses it (also as
+// SOCK_RAW, which the kernel makes a datagram pair), while stream and
+// seqpacket pairs, which cannot be connected anew, still work.
 func TestUnixDatagramPairsRefused(t *testing.T) {
 	t.Parallel()
 	requireKernel(t, UnixSockets)
 	f := newFixture(t, Config{})
 	script := "import socket\n" +
-		"for kind in (socket.SOCK_DGRAM, socket.SOCK_STREAM):\n" +
+		"for kind in (2, 3, 1, 5):\n" +
 		"    try:\n        socket.socketpair(socket.AF_UNIX, kind)\n        print(kind, 'made')\n" +
 		"    except OSError as e:\n        print(kind, 'refused', e.errno)\n"
 	o := runIn(t, f.j, testCtx(t, 10*time.Second), &Command{Path: "/usr/bin/python3", Args: []string{"python3", "-c", script}})
-	if !strings.Contains(o.stdout, "2 refused 13") || !strings.Contains(o.stdout, "1 made") { // SOCK_DGRAM 2, SOCK_STREAM 1
+	// SOCK_DGRAM 2, SOCK_RAW 3, SOCK_STREAM 1, SOCK_SEQPACKET 5
+	if !strings.Contains(o.stdout, "2 refused 13") || !strings.Contains(o.stdout, "3 refused 13") ||
+		!strings.Contains(o.stdout, "1 made") || !strings.Contains(o.stdout, "5 made") {
 		t.Errorf("socket pairs: %q %q", o.stdout, o.stderr)
 	}
 }

@@ -49946,6 +49946,119 @@ cases := {
 			},
 		},
 	},
+	"sed 's/x/id\\\nb/e' ./a": {
+		"decision": "deny",
+		"codes": [
+			"sed.execute",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "sed 's/x/id\\\nb/e' ./a",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "sed",
+					"base": "sed",
+					"kind": "external",
+					"program": "/usr/bin/sed",
+					"argv": [
+						{
+							"value": "sed",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "s/x/id\\\nb/e",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 17,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "./a",
+							"dynamic": false,
+							"span": {
+								"start": 18,
+								"end": 21,
+								"line": 2,
+								"col": 6,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "s/x/id\\\nb/e",
+							"resolved": "/ws/s/x/id\\\nb/e",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+						{
+							"arg": 2,
+							"value": "./a",
+							"resolved": "/ws/a",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 21,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"sed 's1a1b1;e id' ./a": {
 		"decision": "deny",
 		"codes": [

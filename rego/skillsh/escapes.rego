@@ -142,9 +142,9 @@ _sed_sandboxed(cmd) if "--sandbox" in facts.parsed[cmd.index].options
 # The s commands of a script with common delimiters: [whole, flags].
 _sed_s_delims := ["/", "|", "#", ":", ",", "@", "!", "%", "_", "+", "~", "^", "=", ";"]
 
-_sed_s_pattern(d) := sprintf(`s\%s((?:\\.|[^\\\%s\n])*)\%s((?:\\.|[^\\\%s\n])*)\%s([a-zA-Z0-9]*)`, [d, d, d, d, d])
+_sed_s_pattern(d) := sprintf(`s\%s((?:\\(?s:.)|[^\\\%s\n])*)\%s((?:\\(?s:.)|[^\\\%s\n])*)\%s([a-zA-Z0-9]*)`, [d, d, d, d, d])
 
-_sed_y_pattern(d) := sprintf(`y\%s((?:\\.|[^\\\%s\n])*)\%s((?:\\.|[^\\\%s\n])*)\%s`, [d, d, d, d, d])
+_sed_y_pattern(d) := sprintf(`y\%s((?:\\(?s:.)|[^\\\%s\n])*)\%s((?:\\(?s:.)|[^\\\%s\n])*)\%s`, [d, d, d, d, d])
 
 _sed_s_flags(script) := {m[3] |
 	some d in _sed_s_delims
@@ -173,7 +173,7 @@ _sed_rest(script) := script if {
 _sed_no_addr(script) := no_addr if {
 	no_s := _strip_all(script, [p | some d in _sed_s_delims; p := _sed_s_pattern(d)])
 	no_y := _strip_all(no_s, [p | some d in _sed_s_delims; p := _sed_y_pattern(d)])
-	no_addr := regex.replace(no_y, `/(?:\\.|[^/\\\n])*/[IM]*`, ";")
+	no_addr := regex.replace(no_y, `/(?:\\(?s:.)|[^/\\\n])*/[IM]*`, ";")
 }
 
 _strip_all(s, patterns) := regex.replace(s, concat("|", patterns), ";")

@@ -12,10 +12,11 @@ import (
 // otherwise connect to a named Unix socket outside its roots (a daemon's
 // control socket), which neither Landlock nor the network namespace
 // govern. It refuses io_uring too (ENOSYS), which can create and connect
-// a socket without socket(2), and socketpair(AF_UNIX, SOCK_DGRAM): a
-// datagram socket can be sent to any named socket. Stream pairs stay
-// allowed (python's subprocess and asyncio use them): they cannot be
-// connected anew.
+// a socket without socket(2), and socketpair(AF_UNIX) of any type but
+// SOCK_STREAM and SOCK_SEQPACKET: a datagram socket (SOCK_DGRAM, or
+// SOCK_RAW, which the kernel makes one) can be sent to any named socket.
+// Stream and seqpacket pairs stay allowed (python's subprocess and asyncio
+// use them): they cannot be connected anew.
 
 // sockFilter is struct sock_filter.
 type sockFilter struct {
@@ -47,11 +48,12 @@ const (
 	offArg0 = 16 // seccomp_data.args[0], low 32 bits (little endian)
 	offArg1 = 24 // seccomp_data.args[1]
 
-	sockTypeMask = 0xf // the type without SOCK_NONBLOCK, SOCK_CLOEXEC
-	sockDgram    = 2
-	retAllow     = 0x7fff0000
-	retKill      = 0x80000000 // SECCOMP_RET_KILL_PROCESS
-	retErrno     = 0x00050000 // SECCOMP_RET_ERRNO | errno
+	sockTypeMask  = 0xf // the type without SOCK_NONBLOCK, SOCK_CLOEXEC
+	sockStream    = 1
+	sockSeqpacket = 5
+	retAllow      = 0x7fff0000
+	retKill       = 0x80000000 // SECCOMP_RET_KILL_PROCESS
+	retErrno      = 0x00050000 // SECCOMP_RET_ERRNO | errno
 
 	seccompSetModeFilter = 1
 
@@ -83,7 +85,7 @@ func denyUnixSockets() error {
 	if !ok {
 		return syscall.ENOSYS
 	}
-	// A jump skips that many instructions: 18 is RET EACCES, 19 RET ALLOW.
+	// A jump skips that many instructions: 19 is RET EACCES, 20 RET ALLOW.
 	filter := []sockFilter{
 		/* 0 */ {bpfLdW, 0, 0, offArch},
 		/* 1 */ {bpfJeqK, 1, 0, arch},
@@ -96,15 +98,16 @@ func denyUnixSockets() error {
 		/* 8 */ {bpfRetK, 0, 0, retErrno | uint32(syscall.ENOSYS)},
 		/* 9 */ {bpfJeqK, 0, 2, socket},
 		/* 10 */ {bpfLdW, 0, 0, offArg0},
-		/* 11 */ {bpfJeqK, 6, 7, afUnix},
-		/* 12 */ {bpfJeqK, 0, 6, socketpair},
+		/* 11 */ {bpfJeqK, 7, 8, afUnix},
+		/* 12 */ {bpfJeqK, 0, 7, socketpair},
 		/* 13 */ {bpfLdW, 0, 0, offArg0},
-		/* 14 */ {bpfJeqK, 0, 4, afUnix},
+		/* 14 */ {bpfJeqK, 0, 5, afUnix},
 		/* 15 */ {bpfLdW, 0, 0, offArg1},
 		/* 16 */ {bpfAndK, 0, 0, sockTypeMask},
-		/* 17 */ {bpfJeqK, 0, 1, sockDgram},
-		/* 18 */ {bpfRetK, 0, 0, retErrno | uint32(syscall.EACCES)},
-		/* 19 */ {bpfRetK, 0, 0, retAllow},
+		/* 17 */ {bpfJeqK, 2, 0, sockStream},
+		/* 18 */ {bpfJeqK, 1, 0, sockSeqpacket},
+		/* 19 */ {bpfRetK, 0, 0, retErrno | uint32(syscall.EACCES)},
+		/* 20 */ {bpfRetK, 0, 0, retAllow},
 	}
 	prog := sockFprog{len: uint16(len(filter)), filter: &filter[0]}
 	_, _, e := syscall.RawSyscall(uintptr(seccomp), seccompSetModeFilter, 0, uintptr(unsafe.Pointer(&prog)))
