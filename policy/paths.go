@@ -193,16 +193,27 @@ func within(path, dir string) bool {
 // on the way to them, in /dev, or the interpreter's pipes directory.
 // Elsewhere the builder runs as root and would reveal what the command
 // cannot see: a name that exists or not would change the decision.
-func (b *builder) visible(path string) bool {
-	if name, _ := b.facts.Roots.contain(path); name != "" {
-		return true
-	}
-	for _, r := range append([]string{b.facts.Roots.Workspace, "/dev", b.facts.Pipes}, b.facts.Roots.Skills...) {
-		if r != "" && (within(r, path) || within(path, r)) {
+func (b *builder) visible(path string) bool { return b.facts.Roots.visible(path, b.facts.Pipes) }
+
+// visible reports whether path lies inside the roots, /dev or the pipes
+// directory, or on the way to one of them.
+func (r Roots) visible(path, pipes string) bool {
+	for _, d := range append([]string{r.Workspace, "/dev", pipes}, r.Skills...) {
+		if d != "" && (within(d, path) || within(path, d)) {
 			return true
 		}
 	}
 	return false
+}
+
+// ResolvePathIn resolves an absolute path as ResolvePath does, looking at
+// the file system only inside roots, /dev and pipes (the interpreter's
+// pipes directory, or ""), and on the way to them: elsewhere every name
+// is taken as a plain directory, so that what lies outside the roots
+// changes nothing in the answer. The caller must still open what it finds
+// through an os.Root of the root that holds it.
+func ResolvePathIn(abs string, roots Roots, pipes string) string {
+	return resolveSymlinksIn(abs, func(p string) bool { return roots.visible(p, pipes) })
 }
 
 // resolveSymlinks resolves an absolute path as the kernel would: component

@@ -506,8 +506,13 @@ func (t *Tool) jailOwner() (uid, gid int, ok bool) {
 // returns it with the path relative to it. Writes must land in the
 // workspace.
 func (t *Tool) confine(abs string, write bool) (root, rel string, err error) {
-	return t.locate(abs, policy.ResolvePath(abs), write)
+	return t.locate(abs, t.resolve(abs), write)
 }
+
+// resolve resolves abs's symlinks inside the roots and on the way to
+// them; elsewhere it does not look (see policy.ResolvePathIn), so that a
+// command learns nothing from the answers about what lies outside.
+func (t *Tool) resolve(abs string) string { return policy.ResolvePathIn(abs, t.roots, "") }
 
 // locate returns the root that holds real, the resolved form of abs, and
 // real relative to it.
@@ -533,9 +538,9 @@ func (t *Tool) locate(abs, real string, write bool) (root, rel string, err error
 // symbolic link in meanwhile. The caller closes the root.
 func (t *Tool) openRootOf(abs string, follow bool) (*os.Root, string, error) {
 	abs = filepath.Clean(abs)
-	real := policy.ResolvePath(abs)
+	real := t.resolve(abs)
 	if dir, name := filepath.Split(abs); !follow && name != "" {
-		real = filepath.Join(policy.ResolvePath(dir), name)
+		real = filepath.Join(t.resolve(dir), name)
 	}
 	root, rel, err := t.locate(abs, real, false)
 	if err != nil {

@@ -599,6 +599,39 @@ func TestSessionsKeepTheirPipes(t *testing.T) {
 	}
 }
 
+// TestFileTestsLearnNothingOutside: the shell's own file tests and opens
+// resolve paths without looking outside the roots: a path through a name
+// that exists there and one through a name that does not answer alike.
+func TestFileTestsLearnNothingOutside(t *testing.T) {
+	t.Parallel()
+	tool := newTool(t, true)
+	outside := t.TempDir()
+	for _, d := range []string{"hidden-name", "a/b"} {
+		if err := os.MkdirAll(filepath.Join(outside, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Followed for real, lnk/.. is outside/a, not outside.
+	if err := os.Symlink(filepath.Join(outside, "a", "b"), filepath.Join(outside, "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tool.Workspace(), "f"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(outside, tool.Workspace())
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := func(name string) string {
+		p := outside + "/" + name + "/../lnk/../" + rel + "/f"
+		res := tool.Run(testContext(t), "[[ -e "+p+" ]] && echo yes || echo no; read -r line < "+p+" 2>&1 && echo \"$line\"")
+		return strings.ReplaceAll(res.Stdout, name, "NAME")
+	}
+	if a, b := probe("hidden-name"), probe("no-such-name"); a != b {
+		t.Errorf("a name outside the roots changes the answer:\n%s\n%s", a, b)
+	}
+}
+
 // TestProcessSubstitutionsEnd: a process substitution that nothing opens
 // holds a goroutine blocked in opening its named pipe. A wait for it ends
 // at the call's timeout, a loop that piles them up is stopped, and none is
