@@ -48195,6 +48195,224 @@ cases := {
 			},
 		},
 	},
+	"sed '# /x\\\n/P/e' ./a": {
+		"decision": "deny",
+		"codes": [
+			"sed.execute",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "sed '# /x\\\n/P/e' ./a",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "sed",
+					"base": "sed",
+					"kind": "external",
+					"program": "/usr/bin/sed",
+					"argv": [
+						{
+							"value": "sed",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "# /x\\\n/P/e",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 16,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "./a",
+							"dynamic": false,
+							"span": {
+								"start": 17,
+								"end": 20,
+								"line": 2,
+								"col": 7,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "# /x\\\n/P/e",
+							"resolved": "/ws/# /x\\\n/P/e",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+						{
+							"arg": 2,
+							"value": "./a",
+							"resolved": "/ws/a",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 20,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"sed '#s;x;\\\n; e' ./a": {
+		"decision": "deny",
+		"codes": [
+			"sed.execute",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "sed '#s;x;\\\n; e' ./a",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "sed",
+					"base": "sed",
+					"kind": "external",
+					"program": "/usr/bin/sed",
+					"argv": [
+						{
+							"value": "sed",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "#s;x;\\\n; e",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 16,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "./a",
+							"dynamic": false,
+							"span": {
+								"start": 17,
+								"end": 20,
+								"line": 2,
+								"col": 6,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "./a",
+							"resolved": "/ws/a",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 20,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"sed '$a footer' ./a": {
 		"decision": "allow",
 		"codes": [],
@@ -48387,6 +48605,116 @@ cases := {
 					"span": {
 						"start": 0,
 						"end": 33,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"sed '/x/a\\\nhello' ./a": {
+		"decision": "allow",
+		"codes": [],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "sed '/x/a\\\nhello' ./a",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "sed",
+					"base": "sed",
+					"kind": "external",
+					"program": "/usr/bin/sed",
+					"argv": [
+						{
+							"value": "sed",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "/x/a\\\nhello",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 17,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "./a",
+							"dynamic": false,
+							"span": {
+								"start": 18,
+								"end": 21,
+								"line": 2,
+								"col": 8,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "/x/a\\\nhello",
+							"resolved": "/x/a\\\nhello",
+							"root": "",
+							"exists": false,
+						},
+						{
+							"arg": 2,
+							"value": "./a",
+							"resolved": "/ws/a",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 21,
 						"line": 1,
 						"col": 1,
 					},

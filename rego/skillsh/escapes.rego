@@ -142,9 +142,9 @@ _sed_sandboxed(cmd) if "--sandbox" in facts.parsed[cmd.index].options
 # The s commands of a script with common delimiters: [whole, flags].
 _sed_s_delims := ["/", "|", "#", ":", ",", "@", "!", "%", "_", "+", "~", "^", "=", ";"]
 
-_sed_s_pattern(d) := sprintf(`s\%s((?:\\(?s:.)|[^\\\%s\n])*)\%s((?:\\(?s:.)|[^\\\%s\n])*)\%s([a-zA-Z0-9]*)`, [d, d, d, d, d])
+_sed_s_pattern(d) := sprintf(`s\%s((?:\\.|[^\\\%s\n])*)\%s((?:\\.|[^\\\%s\n])*)\%s([a-zA-Z0-9]*)`, [d, d, d, d, d])
 
-_sed_y_pattern(d) := sprintf(`y\%s((?:\\(?s:.)|[^\\\%s\n])*)\%s((?:\\(?s:.)|[^\\\%s\n])*)\%s`, [d, d, d, d, d])
+_sed_y_pattern(d) := sprintf(`y\%s((?:\\.|[^\\\%s\n])*)\%s((?:\\.|[^\\\%s\n])*)\%s`, [d, d, d, d, d])
 
 _sed_s_flags(script) := {m[3] |
 	some d in _sed_s_delims
@@ -162,10 +162,20 @@ _sed_s_flags(script) := {m[3] |
 # taken out: then nothing is, and the whole script counts, so that no e, r
 # or w hides in it.
 _sed_rest(script) := script if {
-	regex.match(`(?m)(^|[;{}])[\s0-9$,~!+]*(\\|[sy][^/|#:,@!%_+~^=;\n\\])`, _sed_no_addr(script))
+	_sed_unparsed(script)
 } else := rest if {
 	no_label := regex.replace(_sed_no_addr(script), `(?m)(?:[:btT][^;\n}]*|#[^\n]*$)`, ";")
 	rest := regex.replace(no_label, `(?m)(^|[;{}!0-9$,~\s])\s*[aic](?:\\\n)?[^\n]*$`, "${1};")
+}
+
+_sed_unparsed(script) if regex.match(`(?m)(^|[;{}])[\s0-9$,~!+]*(\\|[sy][^/|#:,@!%_+~^=;\n\\])`, _sed_no_addr(script))
+
+# A backslash-newline other than the one after a/i/c (inside an s
+# replacement it is part of the command; after a # it is not, as a comment
+# ends at the line's end): the patterns above see single lines, so the
+# whole script counts.
+_sed_unparsed(script) if {
+	contains(regex.replace(script, `(?m)(^|[;{}!0-9$,~\s/])\s*[aic]\\\n`, "${1}"), "\\\n")
 }
 
 # _sed_no_addr(script) is the script without its s and y commands and its
@@ -173,7 +183,7 @@ _sed_rest(script) := script if {
 _sed_no_addr(script) := no_addr if {
 	no_s := _strip_all(script, [p | some d in _sed_s_delims; p := _sed_s_pattern(d)])
 	no_y := _strip_all(no_s, [p | some d in _sed_s_delims; p := _sed_y_pattern(d)])
-	no_addr := regex.replace(no_y, `/(?:\\(?s:.)|[^/\\\n])*/[IM]*`, ";")
+	no_addr := regex.replace(no_y, `/(?:\\.|[^/\\\n])*/[IM]*`, ";")
 }
 
 _strip_all(s, patterns) := regex.replace(s, concat("|", patterns), ";")
