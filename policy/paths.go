@@ -21,7 +21,11 @@ var deviceNames = map[string]bool{
 // "/dev/null" or "/dev/fd/1", or "" when it names none. The directory part
 // is resolved as the kernel would, so that ws/link/../dev/null, which the
 // kernel may well resolve to a file in the workspace, is no device.
-func DevicePath(abs string) string {
+func DevicePath(abs string) string { return DevicePathWith(abs, resolveSymlinks) }
+
+// DevicePathWith is DevicePath resolving the directory part with resolve
+// (such as one that does not look outside the roots, see ResolvePathIn).
+func DevicePathWith(abs string, resolve func(string) string) string {
 	i := strings.LastIndexByte(abs, '/')
 	if i < 0 {
 		return ""
@@ -33,10 +37,10 @@ func DevicePath(abs string) string {
 	if parent == "" {
 		parent = "/"
 	}
-	switch dir := resolveSymlinks(parent); {
+	switch dir := resolve(parent); {
 	case dir == "/dev" && deviceNames[base]:
 		return "/dev/" + base
-	case (dir == "/dev/fd" || dir == resolveSymlinks("/dev/fd")) && isDigits(base):
+	case (dir == "/dev/fd" || dir == resolve("/dev/fd")) && isDigits(base):
 		return "/dev/fd/" + base
 	}
 	return ""
@@ -147,11 +151,11 @@ func (b *builder) resolve(value string) Path {
 	if !filepath.IsAbs(abs) {
 		abs = b.cwd + "/" + abs
 	}
-	if dev := DevicePath(abs); dev != "" {
+	if dev := DevicePathWith(abs, b.resolveVisible); dev != "" {
 		p.Resolved, p.Root, p.Exists = dev, "device", true
 		return p
 	}
-	p.Resolved = resolveSymlinksIn(abs, b.visible)
+	p.Resolved = b.resolveVisible(abs)
 	if b.isPipe(p.Resolved) {
 		p.Root, p.Exists = "device", true
 		return p
@@ -194,6 +198,8 @@ func within(path, dir string) bool {
 // Elsewhere the builder runs as root and would reveal what the command
 // cannot see: a name that exists or not would change the decision.
 func (b *builder) visible(path string) bool { return b.facts.Roots.visible(path, b.facts.Pipes) }
+
+func (b *builder) resolveVisible(abs string) string { return resolveSymlinksIn(abs, b.visible) }
 
 // visible reports whether path lies inside the roots, /dev or the pipes
 // directory, or on the way to one of them.

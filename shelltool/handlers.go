@@ -288,7 +288,7 @@ func (s *Session) runnerFixed() map[string]string {
 func (h *handlers) open(ctx context.Context, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
 	hc := interp.HandlerCtx(ctx)
 	abs := absPath(hc.Dir, path)
-	if dev := policy.DevicePath(abs); dev != "" {
+	if dev := policy.DevicePathWith(abs, h.c.tool.resolve); dev != "" {
 		return openDevice(ctx, hc, dev, flag, perm)
 	}
 	write := flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) != 0
@@ -624,7 +624,7 @@ func (t *Tool) waysToRoots(dir string) []fs.DirEntry {
 func (h *handlers) stat(ctx context.Context, name string, follow bool) (fs.FileInfo, error) {
 	hc := interp.HandlerCtx(ctx)
 	abs := absPath(hc.Dir, name)
-	if sys := systemPath(abs); sys != "" {
+	if sys := h.c.tool.systemPath(abs); sys != "" {
 		if follow {
 			return os.Stat(sys)
 		}
@@ -648,7 +648,7 @@ func (h *handlers) stat(ctx context.Context, name string, follow bool) (fs.FileI
 func (h *handlers) access(ctx context.Context, name string, mode interp.AccessMode) error {
 	hc := interp.HandlerCtx(ctx)
 	abs := absPath(hc.Dir, name)
-	if sys := systemPath(abs); sys != "" {
+	if sys := h.c.tool.systemPath(abs); sys != "" {
 		return interp.DefaultAccessHandler()(ctx, sys, mode)
 	}
 	r, rel, err := h.c.tool.openRootOf(abs, true)
@@ -667,11 +667,13 @@ func (h *handlers) access(ctx context.Context, name string, mode interp.AccessMo
 // systemPath returns the path a file test may look at outside the roots:
 // a device by its canonical name, or a path in the system directories,
 // which programs cannot change. Otherwise it returns "".
-func systemPath(abs string) string {
-	if dev := policy.DevicePath(abs); dev != "" {
+func (t *Tool) systemPath(abs string) string {
+	if dev := policy.DevicePathWith(abs, t.resolve); dev != "" {
 		return dev
 	}
-	if real := policy.ResolvePath(abs); isSystemPath(real) {
+	// Links are followed inside the roots and the system directories only.
+	seen := policy.Roots{Skills: append(slices.Clone(t.roots.Skills), systemDirs...), Workspace: t.roots.Workspace}
+	if real := policy.ResolvePathIn(abs, seen, ""); isSystemPath(real) {
 		return real
 	}
 	return ""

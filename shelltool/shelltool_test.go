@@ -630,6 +630,21 @@ func TestFileTestsLearnNothingOutside(t *testing.T) {
 	if a, b := probe("hidden-name"), probe("no-such-name"); a != b {
 		t.Errorf("a name outside the roots changes the answer:\n%s\n%s", a, b)
 	}
+	// Nor does a link there into the system directories or /dev.
+	for link, target := range map[string]string{"tousr": "/usr/bin", "todev": "/dev"} {
+		if err := os.Symlink(target, filepath.Join(outside, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, pair := range [][2]string{{"tousr", "nolink"}, {"todev/null", "sub/null"}} {
+		answer := func(p string) string {
+			res := tool.Run(testContext(t), "[[ -e "+outside+"/"+p+" ]] && echo yes || echo no; read -r l < "+outside+"/"+p+" && echo read")
+			return res.Stdout
+		}
+		if a, b := answer(pair[0]), answer(pair[1]); a != b {
+			t.Errorf("a link outside the roots changes the answer: %s %q, %s %q", pair[0], a, pair[1], b)
+		}
+	}
 }
 
 // TestProcessSubstitutionsEnd: a process substitution that nothing opens
