@@ -48413,6 +48413,111 @@ cases := {
 			},
 		},
 	},
+	"sed '$!bs;e id;s;' ./a": {
+		"decision": "deny",
+		"codes": [
+			"sed.execute",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "sed '$!bs;e id;s;' ./a",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "sed",
+					"base": "sed",
+					"kind": "external",
+					"program": "/usr/bin/sed",
+					"argv": [
+						{
+							"value": "sed",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "$!bs;e id;s;",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 18,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "./a",
+							"dynamic": false,
+							"span": {
+								"start": 19,
+								"end": 22,
+								"line": 1,
+								"col": 20,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "./a",
+							"resolved": "/ws/a",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+							2,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 22,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"sed '$a footer' ./a": {
 		"decision": "allow",
 		"codes": [],
@@ -50730,6 +50835,246 @@ cases := {
 			},
 		},
 	},
+	"sed -E 's/a+/b/g' ./a": {
+		"decision": "allow",
+		"codes": [],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "sed -E 's/a+/b/g' ./a",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "sed",
+					"base": "sed",
+					"kind": "external",
+					"program": "/usr/bin/sed",
+					"argv": [
+						{
+							"value": "sed",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-E",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 6,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "s/a+/b/g",
+							"dynamic": false,
+							"span": {
+								"start": 7,
+								"end": 17,
+								"line": 1,
+								"col": 8,
+							},
+						},
+						{
+							"value": "./a",
+							"dynamic": false,
+							"span": {
+								"start": 18,
+								"end": 21,
+								"line": 1,
+								"col": 19,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "s/a+/b/g",
+							"resolved": "/ws/s/a+/b/g",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+						{
+							"arg": 3,
+							"value": "./a",
+							"resolved": "/ws/a",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [
+							"-E",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 21,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"sed -E e ./a": {
+		"decision": "deny",
+		"codes": [
+			"sed.execute",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "sed -E e ./a",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "sed",
+					"base": "sed",
+					"kind": "external",
+					"program": "/usr/bin/sed",
+					"argv": [
+						{
+							"value": "sed",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-E",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 6,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "e",
+							"dynamic": false,
+							"span": {
+								"start": 7,
+								"end": 8,
+								"line": 1,
+								"col": 8,
+							},
+						},
+						{
+							"value": "./a",
+							"dynamic": false,
+							"span": {
+								"start": 9,
+								"end": 12,
+								"line": 1,
+								"col": 10,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 3,
+							"value": "./a",
+							"resolved": "/ws/a",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [
+							"-E",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 12,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"sed -e 's|x|id|e' ./a": {
 		"decision": "deny",
 		"codes": [
@@ -50834,6 +51179,159 @@ cases := {
 					"span": {
 						"start": 0,
 						"end": 21,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"sed -e 'ts;e id;s;' -e ':s' ./a": {
+		"decision": "deny",
+		"codes": [
+			"sed.execute",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "sed -e 'ts;e id;s;' -e ':s' ./a",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "sed",
+					"base": "sed",
+					"kind": "external",
+					"program": "/usr/bin/sed",
+					"argv": [
+						{
+							"value": "sed",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-e",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 6,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "ts;e id;s;",
+							"dynamic": false,
+							"span": {
+								"start": 7,
+								"end": 19,
+								"line": 1,
+								"col": 8,
+							},
+						},
+						{
+							"value": "-e",
+							"dynamic": false,
+							"span": {
+								"start": 20,
+								"end": 22,
+								"line": 1,
+								"col": 21,
+							},
+						},
+						{
+							"value": ":s",
+							"dynamic": false,
+							"span": {
+								"start": 23,
+								"end": 27,
+								"line": 1,
+								"col": 24,
+							},
+						},
+						{
+							"value": "./a",
+							"dynamic": false,
+							"span": {
+								"start": 28,
+								"end": 31,
+								"line": 1,
+								"col": 29,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 5,
+							"value": "./a",
+							"resolved": "/ws/a",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [
+							"-e",
+						],
+						"operands": [
+							5,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-e",
+								],
+								"value": "ts;e id;s;",
+								"attached": false,
+							},
+							{
+								"arg": 4,
+								"options": [
+									"-e",
+								],
+								"value": ":s",
+								"attached": false,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 31,
 						"line": 1,
 						"col": 1,
 					},
@@ -51461,6 +51959,131 @@ cases := {
 					"options": {
 						"names": [
 							"-n",
+						],
+						"operands": [
+							2,
+							3,
+						],
+						"args": [],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 21,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"sed -s 's/x/id/e' ./a": {
+		"decision": "deny",
+		"codes": [
+			"sed.execute",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "sed -s 's/x/id/e' ./a",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "sed",
+					"base": "sed",
+					"kind": "external",
+					"program": "/usr/bin/sed",
+					"argv": [
+						{
+							"value": "sed",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-s",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 6,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "s/x/id/e",
+							"dynamic": false,
+							"span": {
+								"start": 7,
+								"end": 17,
+								"line": 1,
+								"col": 8,
+							},
+						},
+						{
+							"value": "./a",
+							"dynamic": false,
+							"span": {
+								"start": 18,
+								"end": 21,
+								"line": 1,
+								"col": 19,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "s/x/id/e",
+							"resolved": "/ws/s/x/id/e",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+						{
+							"arg": 3,
+							"value": "./a",
+							"resolved": "/ws/a",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [
+							"-s",
 						],
 						"operands": [
 							2,

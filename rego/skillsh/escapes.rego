@@ -170,6 +170,11 @@ _sed_rest(script) := script if {
 
 _sed_unparsed(script) if regex.match(`(?m)(^|[;{}])[\s0-9$,~!+]*(\\|[sy][^/|#:,@!%_+~^=;\n\\])`, _sed_no_addr(script))
 
+# A label or branch target that starts with s or y (ts;e cmd;s; branches to
+# a label s): the s and y patterns would take it and what follows for a
+# command to strip.
+_sed_unparsed(script) if regex.match(`(^|[;{}\s!0-9$,~+/])[:btT]\s*[sy]`, script)
+
 # A backslash-newline other than the one after a/i/c (inside an s
 # replacement it is part of the command; after a # it is not, as a comment
 # ends at the line's end): the patterns above see single lines, so the
