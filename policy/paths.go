@@ -58,8 +58,8 @@ func isDigits(s string) bool {
 // argPaths finds the path-like arguments of a command: after argv[0], each
 // literal non-option word that contains "/", starts with "~" or ".", or
 // names something that exists in the working directory; and the value of
-// an --opt=value option or a NAME=value word (dd's if=FILE) when it
-// contains "/". Dynamic words, which may be paths, are listed as dynamic
+// an --opt=value option, of a short option given in the same word
+// (-o/tmp/x), or of a NAME=value word (dd's if=FILE) when it contains "/". Dynamic words, which may be paths, are listed as dynamic
 // paths.
 func (b *builder) argPaths(cmd *Command) []Path {
 	paths := []Path{}
@@ -89,9 +89,18 @@ func pathCandidate(arg string, options bool, cwd string) (string, bool) {
 	if arg == "" || arg == "-" || arg == "--" {
 		return "", false
 	}
-	if options && strings.HasPrefix(arg, "-") {
+	if options && strings.HasPrefix(arg, "--") {
 		_, val, ok := strings.Cut(arg, "=")
 		return val, ok && strings.Contains(val, "/")
+	}
+	if options && strings.HasPrefix(arg, "-") {
+		// A cluster whose last option takes the rest of the word (-o/tmp/x,
+		// -xvf./a.tar): the value from its first "/", "~" or "." on, when it
+		// holds a "/". The policy knows which option it belongs to.
+		if i := strings.IndexAny(arg[1:], "/~."); i >= 0 && strings.Contains(arg, "/") {
+			return arg[1+i:], true
+		}
+		return "", false
 	}
 	if name, val, ok := strings.Cut(arg, "="); ok && isName(name) {
 		return val, strings.Contains(val, "/") // NAME=value, as dd's if=FILE

@@ -221,7 +221,7 @@ func (s optionSyntax) longTakesNext(given string) bool {
 
 // unwrapEnv handles env [-i] [-u NAME] [-C DIR] [NAME=value]... [cmd...].
 func unwrapEnv(args []Word) unwrapped {
-	rest, ok := skipOptions(args, optionSyntax{short: "uCS", long: []string{"unset", "chdir", "split-string"}})
+	rest, ok := skipOptions(args, optionSyntax{short: "uCSa", long: []string{"unset", "chdir", "split-string", "argv0"}})
 	if !ok {
 		return unwrapped{opaque: "its options are not literal"}
 	}

@@ -21563,6 +21563,289 @@ cases := {
 			},
 		},
 	},
+	"env -a echo bash -c 'cat /etc/passwd'": {
+		"decision": "deny",
+		"codes": [
+			"path.outside_roots",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "env -a echo bash -c 'cat /etc/passwd'",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "env",
+					"base": "env",
+					"kind": "external",
+					"program": "/usr/bin/env",
+					"argv": [
+						{
+							"value": "env",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 3,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-a",
+							"dynamic": false,
+							"span": {
+								"start": 4,
+								"end": 6,
+								"line": 1,
+								"col": 5,
+							},
+						},
+						{
+							"value": "echo",
+							"dynamic": false,
+							"span": {
+								"start": 7,
+								"end": 11,
+								"line": 1,
+								"col": 8,
+							},
+						},
+						{
+							"value": "bash",
+							"dynamic": false,
+							"span": {
+								"start": 12,
+								"end": 16,
+								"line": 1,
+								"col": 13,
+							},
+						},
+						{
+							"value": "-c",
+							"dynamic": false,
+							"span": {
+								"start": 17,
+								"end": 19,
+								"line": 1,
+								"col": 18,
+							},
+						},
+						{
+							"value": "cat /etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 20,
+								"end": 37,
+								"line": 1,
+								"col": 21,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 5,
+							"value": "cat /etc/passwd",
+							"resolved": "/ws/cat /etc/passwd",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [
+							"-a",
+						],
+						"operands": [
+							3,
+							4,
+							5,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-a",
+								],
+								"value": "echo",
+								"attached": false,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 37,
+						"line": 1,
+						"col": 1,
+					},
+				},
+				{
+					"index": 1,
+					"name": "bash",
+					"base": "bash",
+					"kind": "external",
+					"program": "/usr/bin/bash",
+					"argv": [
+						{
+							"value": "bash",
+							"dynamic": false,
+							"span": {
+								"start": 12,
+								"end": 16,
+								"line": 1,
+								"col": 13,
+							},
+						},
+						{
+							"value": "-c",
+							"dynamic": false,
+							"span": {
+								"start": 17,
+								"end": 19,
+								"line": 1,
+								"col": 18,
+							},
+						},
+						{
+							"value": "cat /etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 20,
+								"end": 37,
+								"line": 1,
+								"col": 21,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 2,
+							"value": "cat /etc/passwd",
+							"resolved": "/ws/cat /etc/passwd",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [
+							"-c",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-c",
+								],
+								"value": "cat /etc/passwd",
+								"attached": false,
+							},
+						],
+					},
+					"wrapper": {
+						"name": "env",
+						"parent": 0,
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 37,
+						"line": 1,
+						"col": 1,
+					},
+				},
+				{
+					"index": 2,
+					"name": "cat",
+					"base": "cat",
+					"kind": "external",
+					"program": "/usr/bin/cat",
+					"argv": [
+						{
+							"value": "cat",
+							"dynamic": false,
+							"span": {
+								"start": 20,
+								"end": 37,
+								"line": 1,
+								"col": 21,
+							},
+						},
+						{
+							"value": "/etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 20,
+								"end": 37,
+								"line": 1,
+								"col": 21,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "/etc/passwd",
+							"resolved": "/etc/passwd",
+							"root": "",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [],
+						"operands": [
+							1,
+						],
+						"args": [],
+					},
+					"wrapper": {
+						"name": "bash",
+						"parent": 1,
+					},
+					"context": [],
+					"span": {
+						"start": 20,
+						"end": 37,
+						"line": 1,
+						"col": 21,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"env -i FOO=1 cat /etc/shadow": {
 		"decision": "deny",
 		"codes": [
@@ -36948,6 +37231,128 @@ cases := {
 			},
 		},
 	},
+	"grep -f/etc/passwd ./notes.txt": {
+		"decision": "deny",
+		"codes": [
+			"path.outside_roots",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "grep -f/etc/passwd ./notes.txt",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "grep",
+					"base": "grep",
+					"kind": "external",
+					"program": "/usr/bin/grep",
+					"argv": [
+						{
+							"value": "grep",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 4,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-f/etc/passwd",
+							"dynamic": false,
+							"span": {
+								"start": 5,
+								"end": 18,
+								"line": 1,
+								"col": 6,
+							},
+						},
+						{
+							"value": "./notes.txt",
+							"dynamic": false,
+							"span": {
+								"start": 19,
+								"end": 30,
+								"line": 1,
+								"col": 20,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "/etc/passwd",
+							"resolved": "/etc/passwd",
+							"root": "",
+							"exists": false,
+						},
+						{
+							"arg": 2,
+							"value": "./notes.txt",
+							"resolved": "/ws/notes.txt",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [
+							"-f",
+						],
+						"operands": [
+							2,
+						],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"-f",
+								],
+								"value": "/etc/passwd",
+								"attached": true,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 30,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"grep -i 'error' ./log.txt": {
 		"decision": "allow",
 		"codes": [],
@@ -38238,6 +38643,151 @@ cases := {
 						"end": 26,
 						"line": 1,
 						"col": 26,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"install -s --strip-prog=bash ./run.sh ./out3": {
+		"decision": "deny",
+		"codes": [
+			"exec.option",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "install -s --strip-prog=bash ./run.sh ./out3",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "install",
+					"base": "install",
+					"kind": "external",
+					"program": "/usr/bin/install",
+					"argv": [
+						{
+							"value": "install",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 7,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-s",
+							"dynamic": false,
+							"span": {
+								"start": 8,
+								"end": 10,
+								"line": 1,
+								"col": 9,
+							},
+						},
+						{
+							"value": "--strip-prog=bash",
+							"dynamic": false,
+							"span": {
+								"start": 11,
+								"end": 28,
+								"line": 1,
+								"col": 12,
+							},
+						},
+						{
+							"value": "./run.sh",
+							"dynamic": false,
+							"span": {
+								"start": 29,
+								"end": 37,
+								"line": 1,
+								"col": 30,
+							},
+						},
+						{
+							"value": "./out3",
+							"dynamic": false,
+							"span": {
+								"start": 38,
+								"end": 44,
+								"line": 1,
+								"col": 39,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 3,
+							"value": "./run.sh",
+							"resolved": "/ws/run.sh",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+						},
+						{
+							"arg": 4,
+							"value": "./out3",
+							"resolved": "/ws/out3",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [
+							"--strip-program",
+							"-s",
+						],
+						"operands": [
+							3,
+							4,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"--strip-program",
+								],
+								"value": "bash",
+								"attached": true,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 44,
+						"line": 1,
+						"col": 1,
 					},
 				},
 			],
@@ -43431,6 +43981,129 @@ cases := {
 			},
 		},
 	},
+	"patch -d/skills-root -p0": {
+		"decision": "deny",
+		"codes": [
+			"path.write_outside_workspace",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "patch -d/skills-root -p0",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "patch",
+					"base": "patch",
+					"kind": "external",
+					"program": "/usr/bin/patch",
+					"argv": [
+						{
+							"value": "patch",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 5,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-d/skills-root",
+							"dynamic": false,
+							"span": {
+								"start": 6,
+								"end": 20,
+								"line": 1,
+								"col": 7,
+							},
+						},
+						{
+							"value": "-p0",
+							"dynamic": false,
+							"span": {
+								"start": 21,
+								"end": 24,
+								"line": 1,
+								"col": 22,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "/skills-root",
+							"resolved": "/skills-root",
+							"root": "skills",
+							"root_dir": "/skills-root",
+							"exists": true,
+							"dir": true,
+						},
+					],
+					"options": {
+						"names": [
+							"-d",
+							"-p",
+						],
+						"operands": [],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"-d",
+								],
+								"value": "/skills-root",
+								"attached": true,
+							},
+							{
+								"arg": 2,
+								"options": [
+									"-p",
+								],
+								"value": "0",
+								"attached": true,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 24,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
 	"perl -M'strict;print 1' /dev/null": {
 		"decision": "deny",
 		"codes": [
@@ -43711,6 +44384,132 @@ cases := {
 					"span": {
 						"start": 0,
 						"end": 7,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"perl -x '-Mstrict;system q{id}' ./s.pl": {
+		"decision": "deny",
+		"codes": [
+			"interpreter.inline_code",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "perl -x '-Mstrict;system q{id}' ./s.pl",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "perl",
+					"base": "perl",
+					"kind": "external",
+					"program": "/usr/bin/perl",
+					"argv": [
+						{
+							"value": "perl",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 4,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-x",
+							"dynamic": false,
+							"span": {
+								"start": 5,
+								"end": 7,
+								"line": 1,
+								"col": 6,
+							},
+						},
+						{
+							"value": "-Mstrict;system q{id}",
+							"dynamic": false,
+							"span": {
+								"start": 8,
+								"end": 31,
+								"line": 1,
+								"col": 9,
+							},
+						},
+						{
+							"value": "./s.pl",
+							"dynamic": false,
+							"span": {
+								"start": 32,
+								"end": 38,
+								"line": 1,
+								"col": 33,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 3,
+							"value": "./s.pl",
+							"resolved": "/ws/s.pl",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+					],
+					"options": {
+						"names": [
+							"-M",
+							"-x",
+						],
+						"operands": [
+							3,
+						],
+						"args": [
+							{
+								"arg": 2,
+								"options": [
+									"-M",
+								],
+								"value": "strict;system q{id}",
+								"attached": true,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 38,
 						"line": 1,
 						"col": 1,
 					},
@@ -53693,6 +54492,249 @@ cases := {
 					"span": {
 						"start": 0,
 						"end": 18,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"sort -o./sorted.txt ./notes.txt": {
+		"decision": "allow",
+		"codes": [],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "sort -o./sorted.txt ./notes.txt",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "sort",
+					"base": "sort",
+					"kind": "external",
+					"program": "/usr/bin/sort",
+					"argv": [
+						{
+							"value": "sort",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 4,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-o./sorted.txt",
+							"dynamic": false,
+							"span": {
+								"start": 5,
+								"end": 19,
+								"line": 1,
+								"col": 6,
+							},
+						},
+						{
+							"value": "./notes.txt",
+							"dynamic": false,
+							"span": {
+								"start": 20,
+								"end": 31,
+								"line": 1,
+								"col": 21,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "./sorted.txt",
+							"resolved": "/ws/sorted.txt",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": false,
+						},
+						{
+							"arg": 2,
+							"value": "./notes.txt",
+							"resolved": "/ws/notes.txt",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [
+							"-o",
+						],
+						"operands": [
+							2,
+						],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"-o",
+								],
+								"value": "./sorted.txt",
+								"attached": true,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 31,
+						"line": 1,
+						"col": 1,
+					},
+				},
+			],
+			"features": {
+				"background": false,
+				"cmdsubst": false,
+				"procsubst": false,
+				"heredoc": false,
+				"eval": false,
+				"coproc": false,
+				"functions": [],
+				"opaque": false,
+				"pipeline": false,
+				"subshell": false,
+				"arithmetic": false,
+				"assignments": [],
+			},
+		},
+	},
+	"sort -o/tmp/skillsh-absent/x ./notes.txt": {
+		"decision": "deny",
+		"codes": [
+			"path.outside_roots",
+		],
+		"input": {
+			"version": 1,
+			"phase": "static",
+			"command": "sort -o/tmp/skillsh-absent/x ./notes.txt",
+			"cwd": "/ws",
+			"roots": {
+				"skills": [
+					"/skills-root",
+				],
+				"workspace": "/ws",
+			},
+			"session": {
+				"home": "/ws",
+				"skills": null,
+				"protections": null,
+			},
+			"commands": [
+				{
+					"index": 0,
+					"name": "sort",
+					"base": "sort",
+					"kind": "external",
+					"program": "/usr/bin/sort",
+					"argv": [
+						{
+							"value": "sort",
+							"dynamic": false,
+							"span": {
+								"start": 0,
+								"end": 4,
+								"line": 1,
+								"col": 1,
+							},
+						},
+						{
+							"value": "-o/tmp/skillsh-absent/x",
+							"dynamic": false,
+							"span": {
+								"start": 5,
+								"end": 28,
+								"line": 1,
+								"col": 6,
+							},
+						},
+						{
+							"value": "./notes.txt",
+							"dynamic": false,
+							"span": {
+								"start": 29,
+								"end": 40,
+								"line": 1,
+								"col": 30,
+							},
+						},
+					],
+					"assigns": [],
+					"redirects": [],
+					"paths": [
+						{
+							"arg": 1,
+							"value": "/tmp/skillsh-absent/x",
+							"resolved": "/tmp/skillsh-absent/x",
+							"root": "",
+							"exists": false,
+						},
+						{
+							"arg": 2,
+							"value": "./notes.txt",
+							"resolved": "/ws/notes.txt",
+							"root": "workspace",
+							"root_dir": "/ws",
+							"exists": true,
+						},
+					],
+					"options": {
+						"names": [
+							"-o",
+						],
+						"operands": [
+							2,
+						],
+						"args": [
+							{
+								"arg": 1,
+								"options": [
+									"-o",
+								],
+								"value": "/tmp/skillsh-absent/x",
+								"attached": true,
+							},
+						],
+					},
+					"context": [],
+					"span": {
+						"start": 0,
+						"end": 40,
 						"line": 1,
 						"col": 1,
 					},
