@@ -15,7 +15,7 @@ import (
 
 // testFacts makes a skills root with one skill and a workspace, both in a
 // temporary directory.
-func testFacts(t *testing.T) *Facts {
+func testFacts(t testing.TB) *Facts {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

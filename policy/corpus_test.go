@@ -245,10 +245,12 @@ func TestCorpus(t *testing.T) {
 			name += " => " + strings.Join(c.Exec, " ")
 		}
 		t.Run(name, func(t *testing.T) {
-			d, err := e.Decide(context.Background(), buildCase(t, c, facts, roots))
+			in := buildCase(t, c, facts, roots)
+			d, err := e.Decide(context.Background(), in)
 			if err != nil {
 				t.Fatal(err)
 			}
+			checkPlainAgrees(t, in)
 			got := corpusCase{Command: c.Command, Exec: c.Exec, Decision: d.Verdict, Codes: codes(d)}
 			want := c
 			want.Note = ""

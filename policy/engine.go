@@ -78,7 +78,7 @@ func NewEngine(ctx context.Context, opts ...Option) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return set.prepare(ctx)
+	return set.prepare(ctx, Query)
 }
 
 // policySet is the loaded modules and data before compilation.
@@ -193,10 +193,12 @@ func mergeData(dst, src map[string]any, at string) error {
 	return nil
 }
 
-func (s *policySet) prepare(ctx context.Context) (*Engine, error) {
+// prepare compiles the set and prepares query, which answers what Query
+// answers.
+func (s *policySet) prepare(ctx context.Context, query string) (*Engine, error) {
 	mods := slices.Sorted(maps.Keys(s.modules))
 	opts := []func(*rego.Rego){
-		rego.Query(Query),
+		rego.Query(query),
 		rego.Store(inmem.NewFromObject(s.data)),
 	}
 	for _, name := range mods {

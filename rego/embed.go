@@ -22,6 +22,7 @@
 //	skillsh/escapes.rego  package skillsh.escapes: program-specific escapes
 //	skillsh/tools.rego    package skillsh.tools: per-skill allowed-tools
 //	skillsh/profile.rego  package skillsh.profile: jail profiles
+//	skillsh/plain.rego    package skillsh.plain: commands no default rule can refuse
 //	skillsh/data.yaml     data.skillsh: switches and the program allowlist
 //
 // The organisation and project layers (packages skillsh.org and
@@ -36,7 +37,7 @@ import "embed"
 // FS holds the default policy modules and data files, without tests.
 //
 //go:embed skillsh/main.rego skillsh/lib.rego skillsh/facts.rego skillsh/shell.rego
-//go:embed skillsh/escapes.rego skillsh/tools.rego skillsh/profile.rego
+//go:embed skillsh/escapes.rego skillsh/tools.rego skillsh/profile.rego skillsh/plain.rego
 //go:embed skillsh/data.yaml
 var FS embed.FS
 

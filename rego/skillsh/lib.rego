@@ -30,6 +30,14 @@ program_spec(base) := spec if {
 	spec := data.skillsh.programs[base]
 }
 
+# refused_outright(name) holds for the programs refused whatever layer
+# allows them: network, privilege and interactive programs.
+refused_outright(name) if data.skillsh.network_programs[name]
+
+refused_outright(name) if data.skillsh.privilege_programs[name]
+
+refused_outright(name) if data.skillsh.interactive_programs[name]
+
 # builtin_spec(name) is the entry for a shell builtin.
 builtin_spec(name) := spec if {
 	spec := data.skillsh.layers.project.builtins[name]

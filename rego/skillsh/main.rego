@@ -10,13 +10,29 @@
 package skillsh.main
 
 import data.skillsh.lib
+import data.skillsh.plain
 import data.skillsh.profile
 
 # decision is {"decision": "allow" | "ask" | "deny", "reasons": [...],
-# "profile": {...}}; profile is left out when no rule chose one. The first
-# body is the plain allow: no layer's rule gave a reason, the input is well
-# formed and every command is allowed, so there is nothing to sort or weigh.
-decision := {"decision": "allow", "reasons": []} if {
+# "profile": {...}}; profile is left out when no rule chose one. When every
+# command is plain (skillsh.plain), the default's shell and escapes rules
+# cannot give a reason, so only the other rules are evaluated; otherwise
+# it is full_decision, which evaluates them all.
+decision := _allowed if {
+	plain.commands
+	_wellformed
+	count(_layer_reasons) == 0
+	count(data.skillsh.tools.deny) == 0
+	count(profile.profile) == 0
+} else := full_decision
+
+_allowed := {"decision": "allow", "reasons": []}
+
+# full_decision is the decision with every rule evaluated. Its first body
+# is the plain allow: no layer's rule gave a reason, the input is well
+# formed and every command is allowed, so there is nothing to sort or
+# weigh.
+full_decision := _allowed if {
 	count(_judged) == 0
 	_wellformed
 	count(data.skillsh.shell.unallowed) == 0
@@ -55,13 +71,15 @@ _judged contains r if some r in data.skillsh.escapes.ask
 
 _judged contains r if some r in data.skillsh.tools.deny
 
-_judged contains r if some r in data.skillsh.org.deny
+_judged contains r if some r in _layer_reasons
 
-_judged contains r if some r in data.skillsh.org.ask
+_layer_reasons contains r if some r in data.skillsh.org.deny
 
-_judged contains r if some r in data.skillsh.project.deny
+_layer_reasons contains r if some r in data.skillsh.org.ask
 
-_judged contains r if some r in data.skillsh.project.ask
+_layer_reasons contains r if some r in data.skillsh.project.deny
+
+_layer_reasons contains r if some r in data.skillsh.project.ask
 
 # METADATA
 # title: Malformed input
@@ -84,12 +102,13 @@ _fallback contains lib.reason(
 
 # _wellformed is the quick check that nothing is malformed; _malformed says
 # what is, and is evaluated only when something is.
-_wellformed if {
-	_roots_wellformed
-	count([1 |
-		some cmd in input.commands
-		_options_wellformed(cmd.options)
-	]) == count(input.commands)
+_wellformed if not _some_malformed
+
+_some_malformed if not _roots_wellformed
+
+_some_malformed if {
+	some cmd in input.commands
+	not _options_wellformed(object.get(cmd, "options", null))
 }
 
 _malformed contains "roots.skills must be a list of paths, roots.workspace a path" if not _roots_wellformed
@@ -103,7 +122,12 @@ _malformed contains sprintf("command %d has no options fact, which the engine fi
 _roots_wellformed if {
 	startswith(input.roots.workspace, "/")
 	is_array(input.roots.skills)
-	count([1 | some s in input.roots.skills; startswith(s, "/")]) == count(input.roots.skills)
+	not _relative_skills_root
+}
+
+_relative_skills_root if {
+	some s in input.roots.skills
+	not startswith(s, "/")
 }
 
 _options_wellformed(o) if {
@@ -142,18 +166,12 @@ _denied_commands contains r.command if {
 # less what is refused outright. It reads no input.
 executables contains name if {
 	some name, _ in data.skillsh.programs
-	not _refused_outright(name)
+	not lib.refused_outright(name)
 }
 
 executables contains name if {
 	some name, _ in data.skillsh.layers.project.programs
-	not _refused_outright(name)
+	not lib.refused_outright(name)
 }
 
 executables contains name if some name in data.skillsh.helper_programs
-
-_refused_outright(name) if data.skillsh.network_programs[name]
-
-_refused_outright(name) if data.skillsh.privilege_programs[name]
-
-_refused_outright(name) if data.skillsh.interactive_programs[name]

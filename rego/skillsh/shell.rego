@@ -66,12 +66,6 @@ _runs_root_script(cmd) if {
 
 _text(cmd) := lib.command_text(cmd, input.command)
 
-_refused_outright(base) if data.skillsh.network_programs[base]
-
-_refused_outright(base) if data.skillsh.privilege_programs[base]
-
-_refused_outright(base) if data.skillsh.interactive_programs[base]
-
 # METADATA
 # title: Program not allowed
 # description: |
@@ -90,7 +84,7 @@ _unallowed_deny contains lib.reason(
 	some i in unallowed
 	cmd := input.commands[i]
 	cmd.kind == "external"
-	not _refused_outright(cmd.base)
+	not lib.refused_outright(cmd.base)
 }
 
 _not_allowed_why(cmd) := sprintf("%s is run from %s, outside the system directories", [cmd.base, cmd.program]) if {

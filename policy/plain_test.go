@@ -1,0 +1,167 @@
+package policy
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// fullQuery is the default policy's decision with every rule evaluated:
+// data.skillsh.main.decision without the short way for plain commands
+// (rego/skillsh/plain.rego).
+const fullQuery = "data.skillsh.main.full_decision"
+
+// fullEngine is the default policy prepared for fullQuery.
+var fullEngine = sync.OnceValues(func() (*Engine, error) {
+	set, err := loadPolicies(engineOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return set.prepare(context.Background(), fullQuery)
+})
+
+// prepareDefault prepares query over the default policy.
+func prepareDefault(t testing.TB, query string) rego.PreparedEvalQuery {
+	t.Helper()
+	set, err := loadPolicies(engineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := set.prepare(context.Background(), query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.query
+}
+
+// checkPlainAgrees fails t when the default policy decides in differently
+// with and without the short way for plain commands.
+func checkPlainAgrees(t testing.TB, in *Input) {
+	t.Helper()
+	full, err := fullEngine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	got, err := engine(t).Decide(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := full.Decide(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%q: the plain short way decides otherwise than every rule (-full +decision):\n%s", in.Command, diff)
+	}
+}
+
+// TestPlainCommands: the commands an agent types most are plain, so they
+// take the short way (the decision benchmarks rely on it), and what makes a
+// command not plain is seen.
+func TestPlainCommands(t *testing.T) {
+	t.Parallel()
+	e := engine(t)
+	facts := testFacts(t)
+	ws := facts.Roots.Workspace
+	plain := []string{
+		"ls", "ls -la", "cat skills/pdf/SKILL.md", "head -n 20 notes.txt",
+		"grep -n foo notes.txt | sort | head -n 5", "wc -l notes.txt", "cat ~/data.csv | head -n 5",
+	}
+	notPlain := []string{
+		"echo hi", "cd skills", "cat /etc/passwd", "cat notes.txt > out.txt", "X=1 cat notes.txt",
+		"cat $f", "rm notes.txt", "sort -o out.txt notes.txt", "python3 x.py", "./run.sh",
+		"/usr/bin/cat notes.txt", "xargs cat", "env cat notes.txt", "curl example.com", "find .",
+		"echo $((x=1))", "cat <(ls)", "wc --files0-from=list",
+	}
+	query := prepareDefault(t, "data.skillsh.plain.commands")
+	for _, src := range append(plain, notPlain...) {
+		in := build(t, src, facts)
+		e.Complete(in)
+		value, err := inputValue(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := query.Eval(context.Background(), rego.EvalParsedInput(value))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := slices.Contains(plain, src)
+		if got := len(rs) == 1; got != want {
+			t.Errorf("%s (workspace %s): plain %v, want %v", src, ws, got, want)
+		}
+		checkPlainAgrees(t, in)
+	}
+}
+
+// TestPlainKeysAreNotJudged: no program with a rule of its own (deny_for.X,
+// ask_for.X) is plain, since its rule is not evaluated for plain commands.
+func TestPlainKeysAreNotJudged(t *testing.T) {
+	t.Parallel()
+	set, err := loadPolicies(engineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := plainKeys(t)
+	programs := set.data["skillsh"].(map[string]any)["programs"].(map[string]any)
+	for _, name := range slices.Sorted(maps.Keys(set.modules)) {
+		for _, r := range set.modules[name].Rules {
+			ref := r.Head.Ref()
+			if len(ref) < 3 || !(ref[0].Equal(ast.VarTerm("deny_for")) || ref[0].Equal(ast.VarTerm("ask_for"))) {
+				continue
+			}
+			prog, ok := ref[1].Value.(ast.String)
+			if !ok {
+				t.Errorf("%s: %v: a rule for any program name; the plain short way cannot know of it", name, ref)
+				continue
+			}
+			entry, ok := programs[string(prog)].(map[string]any)
+			if !ok {
+				continue // a builtin, or a program that is not allowed: never plain
+			}
+			if !slices.ContainsFunc(slices.Collect(maps.Keys(entry)), func(k string) bool { return !keys[k] }) {
+				t.Errorf("%s: %v judges %s, whose entry has only plain keys %v", name, ref, prog, slices.Sorted(maps.Keys(entry)))
+			}
+		}
+	}
+}
+
+func plainKeys(t *testing.T) map[string]bool {
+	t.Helper()
+	rs, err := prepareDefault(t, "data.skillsh.plain.plain_keys").Eval(context.Background())
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("plain_keys: %v %v", rs, err)
+	}
+	keys := map[string]bool{}
+	for _, k := range rs[0].Expressions[0].Value.([]any) {
+		keys[k.(string)] = true
+	}
+	if len(keys) == 0 {
+		t.Fatal("no plain keys")
+	}
+	return keys
+}
+
+// FuzzPlain: for any command string that parses, the default policy
+// decides the same with and without the short way for plain commands.
+func FuzzPlain(f *testing.F) {
+	for _, seed := range fuzzSeeds() {
+		f.Add(seed)
+	}
+	facts := testFacts(f)
+	f.Fuzz(func(t *testing.T, src string) {
+		file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+		if err != nil {
+			return
+		}
+		checkPlainAgrees(t, Build(src, file, facts))
+	})
+}
