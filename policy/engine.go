@@ -98,15 +98,45 @@ func loadPolicies(o engineOptions) (*policySet, error) {
 			return nil, err
 		}
 	}
+	defaults := set.packages()
 	for _, p := range o.paths {
 		if err := set.addPath(p); err != nil {
 			return nil, err
 		}
 	}
+	if err := set.checkLayerPackages(defaults); err != nil {
+		return nil, err
+	}
 	if len(set.modules) == 0 {
 		return nil, errors.New("load policy: no policy modules")
 	}
 	return set, nil
+}
+
+// packages returns the packages of the set's modules, by module name.
+func (s *policySet) packages() map[string]string {
+	out := make(map[string]string, len(s.modules))
+	for name, m := range s.modules {
+		out[m.Package.Path.String()] = name
+	}
+	return out
+}
+
+// checkLayerPackages refuses a layer module in a package of the default
+// policy (given by packages): its rules would not be evaluated for plain
+// commands (rego/skillsh/plain.rego), so they could not be relied on.
+func (s *policySet) checkLayerPackages(defaults map[string]string) error {
+	for _, name := range slices.Sorted(maps.Keys(s.modules)) {
+		if strings.HasPrefix(name, "rego/") {
+			continue
+		}
+		pkg := s.modules[name].Package.Path.String()
+		if _, ok := defaults[pkg]; ok {
+			return fmt.Errorf("load policy %s: package %s belongs to the default policy; a layer's rules go in package skillsh.org or skillsh.project (or use --policy-only to replace the default)",
+				name, strings.TrimPrefix(pkg, "data."))
+		}
+	}
+	return nil
 }
 
 func newLoader() loader.FileLoader {

@@ -85,6 +85,23 @@ func TestEngineRejectsBadPolicies(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), twice) || !strings.Contains(err.Error(), "data.skillsh.config.allow_opaque is already defined") {
 		t.Errorf("data defined twice: %v", err)
 	}
+	// A layer's rule in a default package would be skipped for plain
+	// commands: refused, unless the default is left out.
+	inDefault := t.TempDir()
+	rule := "package skillsh.shell\n\ndeny contains {\"code\": \"x\"} if input.command == \"ls\"\n"
+	if err := os.WriteFile(filepath.Join(inDefault, "x.rego"), []byte(rule), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewEngine(context.Background(), WithPolicy(inDefault))
+	if err == nil || !strings.Contains(err.Error(), "package skillsh.shell belongs to the default policy") {
+		t.Errorf("a layer rule in package skillsh.shell: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(inDefault, "main.rego"), []byte("package skillsh.main\n\ndecision := {\"decision\": \"allow\", \"reasons\": []}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewEngine(context.Background(), WithoutDefault(), WithPolicy(inDefault)); err != nil {
+		t.Errorf("--policy-only with package skillsh.shell: %v", err)
+	}
 }
 
 // TestEngineRuleLocations: every annotated rule code maps to a file and
