@@ -369,6 +369,17 @@ func grammars(data map[string]any) map[grammarKey]*Grammar {
 // base name.
 type grammarKey struct{ kind, base string }
 
+// isPlainAllow reports whether v is {"decision": "allow", "reasons": []},
+// the most common answer, which needs no decoding.
+func isPlainAllow(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) != 2 || m["decision"] != string(Allow) {
+		return false
+	}
+	reasons, ok := m["reasons"].([]any)
+	return ok && len(reasons) == 0
+}
+
 // lookup follows keys through nested objects; nil when one is missing.
 func lookup(v any, keys ...string) any {
 	for _, k := range keys {
@@ -418,6 +429,9 @@ func (e *Engine) decide(ctx context.Context, in *Input) (Decision, error) {
 // decodeDecision checks the shape of the policy's answer and fills in the
 // rule locations of its reasons.
 func (e *Engine) decodeDecision(v any) (Decision, error) {
+	if isPlainAllow(v) {
+		return Decision{Verdict: Allow, Reasons: []Reason{}}, nil
+	}
 	data, err := json.Marshal(v)
 	if err != nil {
 		return Decision{}, fmt.Errorf("decode decision: %w", err)

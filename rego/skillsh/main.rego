@@ -20,7 +20,6 @@ import data.skillsh.profile
 # it is full_decision, which evaluates them all.
 decision := _allowed if {
 	plain.commands
-	_wellformed
 	count(_layer_reasons) == 0
 	count(data.skillsh.tools.deny) == 0
 	count(profile.profile) == 0

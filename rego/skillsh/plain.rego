@@ -29,9 +29,19 @@ plain_keys := {
 	"deny_options", "write_options", "last_write",
 }
 
-# commands holds when every command of the input is plain, and no
-# assignment hides anywhere (arithmetic, read).
-commands if not _some_unplain
+# commands holds when every command of the input is plain, no assignment
+# hides anywhere (arithmetic, read), and the roots are well formed (as
+# skillsh.main's _wellformed wants them).
+commands if {
+	startswith(input.roots.workspace, "/")
+	is_array(input.roots.skills)
+	not _some_unplain
+}
+
+_some_unplain if {
+	some s in input.roots.skills
+	not startswith(s, "/")
+}
 
 _some_unplain if {
 	some cmd in input.commands
@@ -43,31 +53,53 @@ _some_unplain if count(input.features.assignments) > 0
 _plain(cmd) if {
 	cmd.kind == "external"
 	not contains(cmd.name, "/")
+	is_array(cmd.options.names)
+	is_array(cmd.options.operands)
+	is_array(cmd.options.args)
 	spec := lib.program_spec(cmd.base)
 	count(object.keys(spec) - plain_keys) == 0
-	count([o | some o in cmd.options.names; _judged_option(spec, o)]) == 0
-	not _writes_last(cmd, spec)
-	not lib.refused_outright(cmd.base)
+	not _writes_or_runs(cmd, spec)
+	not data.skillsh.network_programs[cmd.base]
+	not data.skillsh.privilege_programs[cmd.base]
+	not data.skillsh.interactive_programs[cmd.base]
 	not lib.config.ask.programs[cmd.base]
 	count(cmd.assigns) == 0
 	count(cmd.redirects) == 0
 	object.get(cmd, "opaque", "") == ""
 	not cmd.wrapper
-	count([w | some w in cmd.argv; w.dynamic]) == 0
-	count([p | some p in cmd.paths; not _inside(p)]) == 0
+	not _judged_word(cmd)
 }
 
-_judged_option(spec, o) if spec.deny_options[o]
+# _writes_or_runs: an option given that runs a program or writes (sort
+# --compress-program, sort -o), or uniq's output operand.
+_writes_or_runs(cmd, spec) if {
+	some o in cmd.options.names
+	spec.deny_options[o]
+}
 
-_judged_option(spec, o) if o in spec.write_options
+_writes_or_runs(cmd, spec) if {
+	some o in cmd.options.names
+	o in spec.write_options
+}
 
-# uniq IN OUT writes OUT.
-_writes_last(cmd, spec) if {
+_writes_or_runs(cmd, spec) if {
 	spec.last_write
 	count(cmd.options.operands) > 1
 }
 
-_inside(p) if {
-	p.root in {"skills", "workspace"}
-	not p.dynamic
+# _judged_word: a word known only at run time, or a path outside the
+# skills tree and the workspace.
+_judged_word(cmd) if {
+	some w in cmd.argv
+	w.dynamic
+}
+
+_judged_word(cmd) if {
+	some p in cmd.paths
+	not p.root in {"skills", "workspace"}
+}
+
+_judged_word(cmd) if {
+	some p in cmd.paths
+	p.dynamic
 }
