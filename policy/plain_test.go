@@ -75,10 +75,13 @@ func TestPlainCommands(t *testing.T) {
 	plain := []string{
 		"ls", "ls -la", "cat skills/pdf/SKILL.md", "head -n 20 notes.txt",
 		"grep -n foo notes.txt | sort | head -n 5", "wc -l notes.txt", "cat ~/data.csv | head -n 5",
+		"python3 x.py", "python3 ../skills/pdf/scripts/a.py in.pdf", "./run.sh", "uniq data.csv",
 	}
 	notPlain := []string{
 		"echo hi", "cd skills", "cat /etc/passwd", "cat notes.txt > out.txt", "X=1 cat notes.txt",
-		"cat $f", "rm notes.txt", "sort -o out.txt notes.txt", "python3 x.py", "./run.sh",
+		"cat $f", "rm notes.txt", "sort -o out.txt notes.txt", "uniq data.csv out.txt",
+		"python3", "python3 -", "python3 -c 'print(1)'", "python3 -m http.server", "python3 -u x.py",
+		"bash run.sh", "node --inspect x.js", "/tmp/skillsh-absent/run.sh", "sort --compress-program=gzip data.csv",
 		"/usr/bin/cat notes.txt", "xargs cat", "env cat notes.txt", "curl example.com", "find .",
 		"echo $((x=1))", "cat <(ls)", "wc --files0-from=list",
 	}

@@ -16,17 +16,20 @@
 package skillsh.plain
 
 import data.skillsh.lib
+import data.skillsh.shell
 
 # plain_keys are the allowlist entry keys that describe options, which
 # words are text, and which options or operands make a program write or
 # run something: a command of such a program is plain when it gives none
-# of those options and no such operand (_judged_option, _writes_last).
-# Any other key (paths, interpreter, wrapper, find, ...) is read by some
-# rule, so its program is never plain.
+# of those options and no such operand (_judged_use). An interpreter is
+# plain running a script file without options. Any other key (paths,
+# shell, wrapper, find, ...) is read by some rule, so its program is
+# never plain.
 plain_keys := {
 	"short_args", "long_args", "pair_args", "optional_args", "flags", "posix", "abbrev",
 	"text_options", "pattern_operand", "pattern_options", "text",
 	"deny_options", "write_options", "last_write",
+	"interpreter", "inline_options", "module_options",
 }
 
 # commands holds when every command of the input is plain, no assignment
@@ -52,13 +55,12 @@ _some_unplain if count(input.features.assignments) > 0
 
 _plain(cmd) if {
 	cmd.kind == "external"
-	not contains(cmd.name, "/")
 	is_array(cmd.options.names)
 	is_array(cmd.options.operands)
 	is_array(cmd.options.args)
-	spec := lib.program_spec(cmd.base)
+	spec := _spec(cmd)
 	count(object.keys(spec) - plain_keys) == 0
-	not _writes_or_runs(cmd, spec)
+	not _judged_use(cmd, spec)
 	not data.skillsh.network_programs[cmd.base]
 	not data.skillsh.privilege_programs[cmd.base]
 	not data.skillsh.interactive_programs[cmd.base]
@@ -70,21 +72,51 @@ _plain(cmd) if {
 	not _judged_word(cmd)
 }
 
-# _writes_or_runs: an option given that runs a program or writes (sort
-# --compress-program, sort -o), or uniq's output operand.
-_writes_or_runs(cmd, spec) if {
+# _spec(cmd) is the allowlist entry of a program found through PATH, or
+# for a skill's script run by its path, the entry of its name if any
+# (what skillsh.facts.spec says).
+_spec(cmd) := lib.program_spec(cmd.base) if not contains(cmd.name, "/")
+
+_spec(cmd) := _entry_or_none(cmd.base) if {
+	contains(cmd.name, "/")
+	shell.runs_root_script(cmd)
+}
+
+_entry_or_none(base) := spec if {
+	spec := lib.program_spec(base)
+} else := {}
+
+# _judged_use: an option given that runs a program or writes (sort
+# --compress-program, sort -o), uniq's output operand, or an interpreter
+# with options or without a script file.
+_judged_use(cmd, spec) if {
 	some o in cmd.options.names
 	spec.deny_options[o]
 }
 
-_writes_or_runs(cmd, spec) if {
+_judged_use(cmd, spec) if {
 	some o in cmd.options.names
 	o in spec.write_options
 }
 
-_writes_or_runs(cmd, spec) if {
+_judged_use(cmd, spec) if {
 	spec.last_write
 	count(cmd.options.operands) > 1
+}
+
+_judged_use(cmd, spec) if {
+	spec.interpreter
+	count(cmd.options.names) > 0
+}
+
+_judged_use(cmd, spec) if {
+	spec.interpreter
+	count(cmd.options.operands) == 0
+}
+
+_judged_use(cmd, spec) if {
+	spec.interpreter
+	cmd.argv[cmd.options.operands[0]].value == "-"
 }
 
 # _judged_word: a word known only at run time, or a path outside the

@@ -25,7 +25,7 @@ _allowed("external", cmd) if {
 	_trusted_location(cmd)
 }
 
-_allowed("external", cmd) if _runs_root_script(cmd)
+_allowed("external", cmd) if runs_root_script(cmd)
 
 _allowed("builtin", cmd) if lib.builtin_spec(cmd.base)
 
@@ -57,8 +57,9 @@ _trusted_location(cmd) if not contains(cmd.name, "/")
 
 _trusted_location(cmd) if data.skillsh.system_dirs[lib.dirname(cmd.program)]
 
-# An executable inside the skills tree or the workspace (a skill's script).
-_runs_root_script(cmd) if {
+# runs_root_script(cmd): cmd runs an executable inside the skills tree or
+# the workspace (a skill's script) by its path.
+runs_root_script(cmd) if {
 	contains(cmd.name, "/")
 	cmd.program != ""
 	lib.within_any(cmd.program, array.concat(input.roots.skills, [input.roots.workspace]))
