@@ -76,9 +76,11 @@ func TestPlainCommands(t *testing.T) {
 		"ls", "ls -la", "cat skills/pdf/SKILL.md", "head -n 20 notes.txt",
 		"grep -n foo notes.txt | sort | head -n 5", "wc -l notes.txt", "cat ~/data.csv | head -n 5",
 		"python3 x.py", "python3 ../skills/pdf/scripts/a.py in.pdf", "./run.sh", "uniq data.csv",
+		"echo hi", "true", "[ -f notes.txt ] && cat notes.txt", "pwd",
 	}
 	notPlain := []string{
-		"echo hi", "cd skills", "cat /etc/passwd", "cat notes.txt > out.txt", "X=1 cat notes.txt",
+		"cd skills", "printf -v x hi", "read x", "echo hi > out.txt", "trap id EXIT", "echo ${x@P}",
+		"[[ -v a[$(id)] ]]", "echo $(id)", "declare x=1", "cat /etc/passwd", "cat notes.txt > out.txt", "X=1 cat notes.txt",
 		"cat $f", "rm notes.txt", "sort -o out.txt notes.txt", "uniq data.csv out.txt",
 		"python3", "python3 -", "python3 -c 'print(1)'", "python3 -m http.server", "python3 -u x.py",
 		"bash run.sh", "node --inspect x.js", "/tmp/skillsh-absent/run.sh", "sort --compress-program=gzip data.csv",
@@ -105,8 +107,9 @@ func TestPlainCommands(t *testing.T) {
 	}
 }
 
-// TestPlainKeysAreNotJudged: no program with a rule of its own (deny_for.X,
-// ask_for.X) is plain, since its rule is not evaluated for plain commands.
+// TestPlainKeysAreNotJudged: no program or builtin with a rule of its own
+// (deny_for.X, ask_for.X) is plain, since its rule is not evaluated for
+// plain commands.
 func TestPlainKeysAreNotJudged(t *testing.T) {
 	t.Parallel()
 	set, err := loadPolicies(engineOptions{})
@@ -114,6 +117,7 @@ func TestPlainKeysAreNotJudged(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := plainKeys(t)
+	builtins := plainSet(t, "data.skillsh.plain.plain_builtins")
 	programs := set.data["skillsh"].(map[string]any)["programs"].(map[string]any)
 	for _, name := range slices.Sorted(maps.Keys(set.modules)) {
 		for _, r := range set.modules[name].Rules {
@@ -126,6 +130,9 @@ func TestPlainKeysAreNotJudged(t *testing.T) {
 				t.Errorf("%s: %v: a rule for any program name; the plain short way cannot know of it", name, ref)
 				continue
 			}
+			if builtins[string(prog)] {
+				t.Errorf("%s: %v judges the plain builtin %s", name, ref, prog)
+			}
 			entry, ok := programs[string(prog)].(map[string]any)
 			if !ok {
 				continue // a builtin, or a program that is not allowed: never plain
@@ -137,18 +144,21 @@ func TestPlainKeysAreNotJudged(t *testing.T) {
 	}
 }
 
-func plainKeys(t *testing.T) map[string]bool {
+func plainKeys(t *testing.T) map[string]bool { return plainSet(t, "data.skillsh.plain.plain_keys") }
+
+// plainSet evaluates query, a set of strings, over the default policy.
+func plainSet(t *testing.T, query string) map[string]bool {
 	t.Helper()
-	rs, err := prepareDefault(t, "data.skillsh.plain.plain_keys").Eval(context.Background())
+	rs, err := prepareDefault(t, query).Eval(context.Background())
 	if err != nil || len(rs) != 1 {
-		t.Fatalf("plain_keys: %v %v", rs, err)
+		t.Fatalf("%s: %v %v", query, rs, err)
 	}
 	keys := map[string]bool{}
 	for _, k := range rs[0].Expressions[0].Value.([]any) {
 		keys[k.(string)] = true
 	}
 	if len(keys) == 0 {
-		t.Fatal("no plain keys")
+		t.Fatalf("%s is empty", query)
 	}
 	return keys
 }

@@ -32,6 +32,11 @@ plain_keys := {
 	"interpreter", "inline_options", "module_options",
 }
 
+# plain_builtins are the builtins that only print, test or do nothing:
+# no rule of the default is about them (printf -v and read assign, cd
+# moves, declare, trap and the like have rules of their own).
+plain_builtins := {":", "true", "false", "echo", "pwd", "test", "[", "[["}
+
 # commands holds when every command of the input is plain, no assignment
 # hides anywhere (arithmetic, read), and the roots are well formed (as
 # skillsh.main's _wellformed wants them).
@@ -54,22 +59,30 @@ _some_unplain if {
 _some_unplain if count(input.features.assignments) > 0
 
 _plain(cmd) if {
-	cmd.kind == "external"
 	is_array(cmd.options.names)
 	is_array(cmd.options.operands)
 	is_array(cmd.options.args)
-	spec := _spec(cmd)
-	count(object.keys(spec) - plain_keys) == 0
-	not _judged_use(cmd, spec)
+	_plain_kind(cmd.kind, cmd)
 	not data.skillsh.network_programs[cmd.base]
 	not data.skillsh.privilege_programs[cmd.base]
 	not data.skillsh.interactive_programs[cmd.base]
-	not lib.config.ask.programs[cmd.base]
 	count(cmd.assigns) == 0
 	count(cmd.redirects) == 0
 	object.get(cmd, "opaque", "") == ""
 	not cmd.wrapper
 	not _judged_word(cmd)
+}
+
+_plain_kind("external", cmd) if {
+	spec := _spec(cmd)
+	count(object.keys(spec) - plain_keys) == 0
+	not _judged_use(cmd, spec)
+	not lib.config.ask.programs[cmd.base]
+}
+
+_plain_kind("builtin", cmd) if {
+	cmd.base in plain_builtins
+	lib.builtin_spec(cmd.base)
 }
 
 # _spec(cmd) is the allowlist entry of a program found through PATH, or
