@@ -3,10 +3,12 @@
 # description: |
 #   The short way to an allow. A plain command is one that no rule of the
 #   default's skillsh.shell and skillsh.escapes can refuse or ask about:
-#   an allowlisted program found through PATH, whose entry only describes
-#   its options (plain_keys), with literal words, no assignments, no
-#   redirections, no wrapper, and every path-like argument inside the
-#   skills tree or the workspace. When every command is plain,
+#   an allowlisted program found through PATH whose entry only describes
+#   its options (plain_keys), an interpreter running a script file, a
+#   skill's script, or one of plain_builtins; with literal words, no
+#   assignments, no redirections, no wrapper, and every path-like
+#   argument inside the skills tree or the workspace. When every command
+#   is plain,
 #   skillsh.main does not evaluate those rules; the allowed-tools rules
 #   and the organisation's and the project's rules are still evaluated.
 #   A rule added to skillsh.shell or skillsh.escapes must keep that true:
