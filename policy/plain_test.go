@@ -84,6 +84,7 @@ func TestPlainCommands(t *testing.T) {
 		"cat $f", "rm notes.txt", "sort -o out.txt notes.txt", "uniq data.csv out.txt",
 		"python3", "python3 -", "python3 -c 'print(1)'", "python3 -m http.server", "python3 -u x.py",
 		"bash run.sh", "node --inspect x.js", "/tmp/skillsh-absent/run.sh", "sort --compress-program=gzip data.csv",
+		"./declare LD_PRELOAD=x", "./let PYTHONPATH=x", "cat /dev/tcp/h/80/../../../.." + ws + "/notes.txt",
 		"/usr/bin/cat notes.txt", "xargs cat", "env cat notes.txt", "curl example.com", "find .",
 		"echo $((x=1))", "cat <(ls)", "wc --files0-from=list",
 	}
@@ -142,6 +143,94 @@ func TestPlainKeysAreNotJudged(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPlainJudgedNames: every base name that a rule of the default names
+// (deny_for.X, facts.by_base.X, cmd.base == "X", cmd.base in {...}) is in
+// plain's judged_names, so that no entry a layer gives X, and no script
+// named X, makes such a command plain.
+func TestPlainJudgedNames(t *testing.T) {
+	t.Parallel()
+	set, err := loadPolicies(engineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	judged := plainSet(t, "data.skillsh.plain.judged_names")
+	named := map[string]string{}
+	for _, name := range slices.Sorted(maps.Keys(set.modules)) {
+		m := set.modules[name]
+		pkg := m.Package.Path.String()
+		if !slices.Contains([]string{"data.skillsh.shell", "data.skillsh.escapes", "data.skillsh.facts"}, pkg) {
+			continue
+		}
+		for _, r := range m.Rules {
+			if ref := r.Head.Ref(); len(ref) >= 2 && (ref[0].Equal(ast.VarTerm("deny_for")) || ref[0].Equal(ast.VarTerm("ask_for"))) {
+				if s, ok := ref[1].Value.(ast.String); ok {
+					named[string(s)] = r.Location.String()
+				}
+			}
+		}
+		ast.WalkTerms(m, func(term *ast.Term) bool {
+			if ref, ok := term.Value.(ast.Ref); ok {
+				for i := 0; i+1 < len(ref); i++ {
+					if s, ok := ref[i+1].Value.(ast.String); ok && ref[i].Equal(ast.StringTerm("by_base")) {
+						named[string(s)] = term.Location.String()
+					}
+				}
+			}
+			return false
+		})
+		ast.WalkExprs(m, func(expr *ast.Expr) bool {
+			ops := expr.Operands()
+			if len(ops) != 2 || !(expr.IsCall() && (expr.Operator().Equal(ast.Equal.Ref()) || expr.Operator().Equal(ast.Member.Ref()))) {
+				return false
+			}
+			for i, op := range ops {
+				ref, ok := op.Value.(ast.Ref)
+				if !ok || !ref[len(ref)-1].Equal(ast.StringTerm("base")) {
+					continue
+				}
+				for _, s := range baseNames(t, m, ops[1-i]) {
+					named[s] = expr.Location.String()
+				}
+			}
+			return false
+		})
+	}
+	if len(named) < 20 {
+		t.Fatalf("found only %d names judged by name; the scan is broken: %v", len(named), named)
+	}
+	for _, n := range slices.Sorted(maps.Keys(named)) {
+		if !judged[n] {
+			t.Errorf("%s: a rule judges %q by name, but plain's judged_names does not have it", named[n], n)
+		}
+	}
+}
+
+// baseNames are the strings a term compared with cmd.base stands for: a
+// string, a set or array of strings, or a rule of m holding them (a local
+// variable stands for none).
+func baseNames(t *testing.T, m *ast.Module, term *ast.Term) []string {
+	var out []string
+	switch v := term.Value.(type) {
+	case ast.String:
+		out = append(out, string(v))
+	case ast.Set, *ast.Array:
+		ast.WalkTerms(term, func(x *ast.Term) bool {
+			if s, ok := x.Value.(ast.String); ok {
+				out = append(out, string(s))
+			}
+			return false
+		})
+	case ast.Var:
+		if !slices.ContainsFunc(m.Rules, func(r *ast.Rule) bool { return r.Head.Name == v }) {
+			break
+		}
+		for s := range plainSet(t, m.Package.Path.String()+"."+string(v)) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func plainKeys(t *testing.T) map[string]bool { return plainSet(t, "data.skillsh.plain.plain_keys") }

@@ -39,6 +39,16 @@ plain_keys := {
 # moves, declare, trap and the like have rules of their own).
 plain_builtins := {":", "true", "false", "echo", "pwd", "test", "[", "[["}
 
+# judged_names are the base names that some rule of skillsh.shell or
+# skillsh.escapes judges by name, whatever the command's entry says (a
+# layer's entry for rm, a skill's script named declare): never plain. A Go
+# test checks that those rules name no other.
+judged_names := {
+	"cd", "pushd", "env", "export", "declare", "typeset", "local", "readonly", "let", "nameref",
+	"read", "mapfile", "readarray", "getopts", "printf", "unset", "alias", "hash", "enable", "trap",
+	"find", "rm", "sed", "awk", "gawk", "mawk", "nawk", "tar", "unzip", "git", "perl", "node",
+}
+
 # commands holds when every command of the input is plain, no assignment
 # hides anywhere (arithmetic, read), and the roots are well formed (as
 # skillsh.main's _wellformed wants them).
@@ -64,6 +74,7 @@ _plain(cmd) if {
 	is_array(cmd.options.names)
 	is_array(cmd.options.operands)
 	is_array(cmd.options.args)
+	not cmd.base in judged_names
 	_plain_kind(cmd.kind, cmd)
 	not data.skillsh.network_programs[cmd.base]
 	not data.skillsh.privilege_programs[cmd.base]
@@ -149,4 +160,11 @@ _judged_word(cmd) if {
 _judged_word(cmd) if {
 	some p in cmd.paths
 	p.dynamic
+}
+
+# /dev/tcp/h/80/../../ws/x resolves into the workspace, but names a
+# network device (network.dev_tcp).
+_judged_word(cmd) if {
+	some p in cmd.paths
+	regex.match(`^/dev/(tcp|udp)/`, p.value)
 }

@@ -70,3 +70,14 @@ test_malformed_not_plain if {
 	not plain(object.union(d, {"commands": [object.union(without, {"options": {"names": []}})]}))
 	not plain(object.union(d, {"commands": [without]}))
 }
+
+# A layer's entry for a program the default judges by name (rm, sed, git)
+# does not make it plain: those rules fire whatever the entry says.
+test_layer_entry_of_a_judged_program_not_plain if {
+	every line in ["rm -r ./a", "sed -n p ./a", "git status"] {
+		d := fx.doc([line])
+		not plain(d) with data.skillsh.layers.project.programs as {"rm": {}, "sed": {}, "git": {}}
+		[a, b] := both(d) with data.skillsh.layers.project.programs as {"rm": {}, "sed": {}, "git": {}}
+		a == b
+	}
+}
