@@ -113,11 +113,11 @@ func loadPolicies(o engineOptions) (*policySet, error) {
 	return set, nil
 }
 
-// packages returns the packages of the set's modules, by module name.
-func (s *policySet) packages() map[string]string {
-	out := make(map[string]string, len(s.modules))
-	for name, m := range s.modules {
-		out[m.Package.Path.String()] = name
+// packages returns the set of the packages of the set's modules.
+func (s *policySet) packages() map[string]bool {
+	out := make(map[string]bool, len(s.modules))
+	for _, m := range s.modules {
+		out[m.Package.Path.String()] = true
 	}
 	return out
 }
@@ -125,13 +125,13 @@ func (s *policySet) packages() map[string]string {
 // checkLayerPackages refuses a layer module in a package of the default
 // policy (given by packages): its rules would not be evaluated for plain
 // commands (rego/skillsh/plain.rego), so they could not be relied on.
-func (s *policySet) checkLayerPackages(defaults map[string]string) error {
+func (s *policySet) checkLayerPackages(defaults map[string]bool) error {
 	for _, name := range slices.Sorted(maps.Keys(s.modules)) {
 		if strings.HasPrefix(name, "rego/") {
 			continue
 		}
 		pkg := s.modules[name].Package.Path.String()
-		if _, ok := defaults[pkg]; ok {
+		if defaults[pkg] {
 			return fmt.Errorf("load policy %s: package %s belongs to the default policy; a layer's rules go in package skillsh.org or skillsh.project (or use --policy-only to replace the default)",
 				name, strings.TrimPrefix(pkg, "data."))
 		}

@@ -38,6 +38,28 @@ refused_outright(name) if data.skillsh.privilege_programs[name]
 
 refused_outright(name) if data.skillsh.interactive_programs[name]
 
+# roots_wellformed(roots) holds when roots is what the schema says: skills
+# a list of absolute paths, workspace an absolute path (startswith is
+# undefined for anything but a string).
+roots_wellformed(roots) if {
+	startswith(roots.workspace, "/")
+	is_array(roots.skills)
+	not _relative_root(roots.skills)
+}
+
+_relative_root(skills) if {
+	some s in skills
+	not startswith(s, "/")
+}
+
+# options_wellformed(o) holds when o is a command's options fact as the
+# engine fills it in.
+options_wellformed(o) if {
+	is_array(o.names)
+	is_array(o.operands)
+	is_array(o.args)
+}
+
 # builtin_spec(name) is the entry for a shell builtin.
 builtin_spec(name) := spec if {
 	spec := data.skillsh.layers.project.builtins[name]

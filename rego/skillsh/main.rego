@@ -103,36 +103,18 @@ _fallback contains lib.reason(
 # what is, and is evaluated only when something is.
 _wellformed if not _some_malformed
 
-_some_malformed if not _roots_wellformed
+_some_malformed if not lib.roots_wellformed(object.get(input, "roots", null))
 
 _some_malformed if {
 	some cmd in input.commands
-	not _options_wellformed(object.get(cmd, "options", null))
+	not lib.options_wellformed(object.get(cmd, "options", null))
 }
 
-_malformed contains "roots.skills must be a list of paths, roots.workspace a path" if not _roots_wellformed
+_malformed contains "roots.skills must be a list of paths, roots.workspace a path" if not lib.roots_wellformed(object.get(input, "roots", null))
 
 _malformed contains sprintf("command %d has no options fact, which the engine fills in", [cmd.index]) if {
 	some cmd in input.commands
-	not _options_wellformed(object.get(cmd, "options", null))
-}
-
-# startswith is undefined for anything but a string.
-_roots_wellformed if {
-	startswith(input.roots.workspace, "/")
-	is_array(input.roots.skills)
-	not _relative_skills_root
-}
-
-_relative_skills_root if {
-	some s in input.roots.skills
-	not startswith(s, "/")
-}
-
-_options_wellformed(o) if {
-	is_array(o.names)
-	is_array(o.operands)
-	is_array(o.args)
+	not lib.options_wellformed(object.get(cmd, "options", null))
 }
 
 # METADATA

@@ -50,8 +50,11 @@ judged_names := {
 }
 
 # commands holds when every command of the input is plain, no assignment
-# hides anywhere (arithmetic, read), and the roots are well formed (as
-# skillsh.main's _wellformed wants them).
+# hides anywhere (arithmetic, read), and the input is well formed. The
+# checks of lib.roots_wellformed, lib.options_wellformed and
+# lib.refused_outright are written out here and in _plain: a call per
+# command cost a tenth of a plain decision. plain_test.rego holds them to
+# the same inputs.
 commands if {
 	startswith(input.roots.workspace, "/")
 	is_array(input.roots.skills)
@@ -166,5 +169,5 @@ _judged_word(cmd) if {
 # network device (network.dev_tcp).
 _judged_word(cmd) if {
 	some p in cmd.paths
-	regex.match(`^/dev/(tcp|udp)/`, p.value)
+	shell.network_device(p)
 }

@@ -65,7 +65,16 @@ test_refused_by_a_layer_not_plain if {
 # Malformed roots or a missing options fact never take the short way.
 test_malformed_not_plain if {
 	d := fx.doc(["cat ./a"])
-	not plain(object.union(d, {"roots": {"skills": ["rel"], "workspace": "/ws"}}))
+	every roots in [
+		{"skills": ["rel"], "workspace": "/ws"},
+		{"skills": "/skills-root", "workspace": "/ws"},
+		{"skills": ["/skills-root"], "workspace": "ws"},
+	] {
+		bad := object.union(object.remove(d, ["roots"]), {"roots": roots})
+		not plain(bad)
+		agrees(bad)
+	}
+	not plain(object.remove(d, ["roots"]))
 	without := object.remove(d.commands[0], ["options"])
 	not plain(object.union(d, {"commands": [object.union(without, {"options": {"names": []}})]}))
 	not plain(object.union(d, {"commands": [without]}))

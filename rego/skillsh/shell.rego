@@ -208,12 +208,14 @@ _in_roots(p) if data.skillsh.devices[p.value]
 
 _judged(p) if {
 	not p.dynamic
-	not _network_device(p)
+	not network_device(p)
 }
 
-_network_device(p) if regex.match(`^/dev/(tcp|udp)/`, p.value)
+# network_device(p): the path names bash's /dev/tcp or /dev/udp, as
+# written or resolved.
+network_device(p) if regex.match(`^/dev/(tcp|udp)/`, p.value)
 
-_network_device(p) if regex.match(`^/dev/(tcp|udp)/`, p.resolved)
+network_device(p) if regex.match(`^/dev/(tcp|udp)/`, p.resolved)
 
 _writable(p) if p.root in {"workspace", "device"}
 
@@ -341,7 +343,7 @@ deny contains lib.reason(
 	"work with files under the skills tree and the workspace; there is no network",
 ) if {
 	some f in (facts.redirect_paths | facts.arg_paths)
-	_network_device(f.path)
+	network_device(f.path)
 	cmd := input.commands[f.command]
 }
 

@@ -152,6 +152,9 @@ test_malformed_roots_deny if {
 		"input.malformed" in codes(d)
 		decide(d).decision == "deny"
 	}
+	no_roots := object.remove(fx.doc(["ls"]), ["roots"])
+	"input.malformed" in codes(no_roots)
+	decide(no_roots).decision == "deny"
 }
 
 # A command without the options fact the engine fills in cannot be judged
