@@ -224,34 +224,49 @@ func mergeData(dst, src map[string]any, at string) error {
 }
 
 // prepare compiles the set and prepares query, which answers what Query
-// answers.
+// answers, with StaticDocument bound to its value (see staticBinding).
 func (s *policySet) prepare(ctx context.Context, query string) (*Engine, error) {
-	mods := slices.Sorted(maps.Keys(s.modules))
-	opts := []func(*rego.Rego){
-		rego.Query(query),
-		rego.Store(inmem.NewFromObject(s.data)),
+	store := inmem.NewFromObject(s.data)
+	compiler := ast.NewCompiler()
+	opts := []func(*rego.Rego){rego.Store(store), rego.Compiler(compiler)}
+	compile := slices.Clone(opts)
+	for _, name := range slices.Sorted(maps.Keys(s.modules)) {
+		compile = append(compile, rego.ParsedModule(s.modules[name]))
 	}
-	for _, name := range mods {
-		m := s.modules[name]
-		opts = append(opts, rego.ParsedModule(m))
-	}
-	pq, err := rego.New(opts...).PrepareForEval(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("compile policy: %w", err)
-	}
-	exes, err := executables(ctx, opts)
+	// Compiling happens once, for the first query; the others reuse the
+	// compiler.
+	exes, err := executables(ctx, compile)
 	if err != nil {
 		return nil, err
+	}
+	static, err := staticBinding(ctx, compiler, store)
+	if err != nil {
+		return nil, err
+	}
+	body, err := ast.ParseBody(query)
+	if err != nil {
+		return nil, fmt.Errorf("parse query %q: %w", query, err)
+	}
+	if static != nil && len(body) == 1 {
+		body[0].With = append(body[0].With, static)
+	}
+	pq, err := rego.New(append(opts, rego.ParsedQuery(body))...).PrepareForEval(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("prepare %s: %w", query, err)
 	}
 	return &Engine{query: pq, executables: exes, rules: ruleLocations(s.modules), modules: s.modules,
 		revision: revision(s), grammars: grammars(s.data)}, nil
 }
 
-// executables evaluates ExecutablesQuery once.
+// executables compiles the policy with opts and evaluates
+// ExecutablesQuery once.
 func executables(ctx context.Context, opts []func(*rego.Rego)) ([]string, error) {
 	opts = append(slices.Clip(opts), rego.Query(ExecutablesQuery))
 	rs, err := rego.New(opts...).Eval(ctx)
-	if err != nil {
+	var compileErrs ast.Errors
+	if errors.As(err, &compileErrs) {
+		return nil, fmt.Errorf("compile policy: %w", err)
+	} else if err != nil {
 		return nil, fmt.Errorf("evaluate %s: %w", ExecutablesQuery, err)
 	}
 	if len(rs) == 0 || len(rs[0].Expressions) == 0 {

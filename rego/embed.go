@@ -23,6 +23,7 @@
 //	skillsh/tools.rego    package skillsh.tools: per-skill allowed-tools
 //	skillsh/profile.rego  package skillsh.profile: jail profiles
 //	skillsh/plain.rego    package skillsh.plain: commands no default rule can refuse
+//	skillsh/static.rego   package skillsh.static: facts that read no input, evaluated once
 //	skillsh/data.yaml     data.skillsh: switches and the program allowlist
 //
 // The organisation and project layers (packages skillsh.org and
@@ -38,6 +39,7 @@ import "embed"
 //
 //go:embed skillsh/main.rego skillsh/lib.rego skillsh/facts.rego skillsh/shell.rego
 //go:embed skillsh/escapes.rego skillsh/tools.rego skillsh/profile.rego skillsh/plain.rego
+//go:embed skillsh/static.rego
 //go:embed skillsh/data.yaml
 var FS embed.FS
 

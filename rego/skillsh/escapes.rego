@@ -7,6 +7,7 @@ package skillsh.escapes
 
 import data.skillsh.facts
 import data.skillsh.lib
+import data.skillsh.static
 
 _text(cmd) := lib.command_text(cmd, input.command)
 
@@ -54,7 +55,7 @@ _nested(cmd) := count([c |
 	c.index != cmd.index
 ])
 
-_config := lib.config
+_config := static.config
 
 # METADATA
 # title: find runs a command

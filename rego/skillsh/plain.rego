@@ -17,8 +17,8 @@
 #   fail on any difference.
 package skillsh.plain
 
-import data.skillsh.lib
 import data.skillsh.shell
+import data.skillsh.static
 
 # plain_keys are the allowlist entry keys that describe options, which
 # words are text, and which options or operands make a program write or
@@ -51,10 +51,11 @@ judged_names := {
 
 # commands holds when every command of the input is plain, no assignment
 # hides anywhere (arithmetic, read), and the input is well formed. The
-# checks of lib.roots_wellformed, lib.options_wellformed and
-# lib.refused_outright are written out here and in _plain: a call per
-# command cost a tenth of a plain decision. plain_test.rego holds them to
-# the same inputs.
+# checks of lib.roots_wellformed and lib.options_wellformed are written
+# out here and in _plain: a call per command cost a tenth of a plain
+# decision. plain_test.rego holds them to the same inputs. What depends
+# on the command's name alone (its entry, judged_names, the programs
+# refused outright or asked about) is looked up in skillsh.static.
 commands if {
 	startswith(input.roots.workspace, "/")
 	is_array(input.roots.skills)
@@ -77,11 +78,7 @@ _plain(cmd) if {
 	is_array(cmd.options.names)
 	is_array(cmd.options.operands)
 	is_array(cmd.options.args)
-	not cmd.base in judged_names
 	_plain_kind(cmd.kind, cmd)
-	not data.skillsh.network_programs[cmd.base]
-	not data.skillsh.privilege_programs[cmd.base]
-	not data.skillsh.interactive_programs[cmd.base]
 	count(cmd.assigns) == 0
 	count(cmd.redirects) == 0
 	object.get(cmd, "opaque", "") == ""
@@ -89,41 +86,37 @@ _plain(cmd) if {
 	not _judged_word(cmd)
 }
 
+# A program found through PATH, with the entry static.plain_programs
+# gives it.
 _plain_kind("external", cmd) if {
-	spec := _spec(cmd)
-	count(object.keys(spec) - plain_keys) == 0
+	not contains(cmd.name, "/")
+	spec := static.plain_programs[cmd.base]
 	not _judged_use(cmd, spec)
-	not lib.config.ask.programs[cmd.base]
 }
 
-_plain_kind("builtin", cmd) if {
-	cmd.base in plain_builtins
-	lib.builtin_spec(cmd.base)
-}
-
-# _spec(cmd) is the allowlist entry of a program found through PATH, or
-# for a skill's script run by its path, the entry of its name if any
-# (what skillsh.facts.spec says).
-_spec(cmd) := lib.program_spec(cmd.base) if not contains(cmd.name, "/")
-
-_spec(cmd) := _entry_or_none(cmd.base) if {
+# A skill's script run by its path, judged with the entry of its name if
+# there is one (what skillsh.facts.spec says): a script named python3 is
+# judged as python3 is.
+_plain_kind("external", cmd) if {
 	contains(cmd.name, "/")
+	not static.unplain_names[cmd.base]
 	shell.runs_root_script(cmd)
+	not _judged_use(cmd, object.get(static.plain_programs, cmd.base, {}))
 }
 
-_entry_or_none(base) := spec if {
-	spec := lib.program_spec(base)
-} else := {}
+_plain_kind("builtin", cmd) if static.plain_builtins[cmd.base]
 
 # _judged_use: an option given that runs a program or writes (sort
 # --compress-program, sort -o), uniq's output operand, or an interpreter
 # with options or without a script file.
 _judged_use(cmd, spec) if {
+	spec.deny_options
 	some o in cmd.options.names
 	spec.deny_options[o]
 }
 
 _judged_use(cmd, spec) if {
+	spec.write_options
 	some o in cmd.options.names
 	o in spec.write_options
 }

@@ -13,6 +13,7 @@
 package skillsh.profile
 
 import data.skillsh.facts
+import data.skillsh.static
 
 # profile is {} or a policy.Profile object; {} without looking at the
 # commands when no layer configures a profile.
@@ -20,14 +21,8 @@ profile := {k: max(vals) |
 	some k in {k | some p in _profiles; some k, _ in p}
 	vals := [v | some p in _profiles; v := p[k]]
 } if {
-	_configured
+	static.profiles_configured
 } else := {}
-
-_configured if some _ in data.skillsh.profiles.programs
-
-_configured if some _ in data.skillsh.profiles.scripts
-
-_configured if data.skillsh.layers.project.profiles
 
 _profiles := [p |
 	some cmd in input.commands

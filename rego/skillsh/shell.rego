@@ -9,6 +9,7 @@ package skillsh.shell
 
 import data.skillsh.facts
 import data.skillsh.lib
+import data.skillsh.static
 
 # unallowed is the set of command indices no rule allows. Such a command
 # is denied by skillsh.main, with the reason of a rule below when one
@@ -33,7 +34,7 @@ _allowed("assignment", _)
 
 _allowed("function", _)
 
-_allowed("dynamic", _) if lib.config.allow_dynamic_program
+_allowed("dynamic", _) if static.config.allow_dynamic_program
 
 # deny holds the reasons of the rules below: those about every command,
 # written as deny contains ..., and those about one program or builtin,
@@ -196,7 +197,7 @@ deny contains lib.reason(
 ) if {
 	some cmd in input.commands
 	cmd.opaque != ""
-	not lib.config.allow_opaque
+	not static.config.allow_opaque
 }
 
 # A path is harmless when it is one of the roots or an allowed device.

@@ -13,6 +13,7 @@ package skillsh.tools
 
 import data.skillsh.facts
 import data.skillsh.lib
+import data.skillsh.static
 
 # _skill_of[i] contains the skills whose rules apply to command i.
 _skill_of[cmd.index] contains skill if {
@@ -123,7 +124,7 @@ deny contains lib.reason(
 	sprintf("`%s`: the skill %s allows only %s", [lib.command_text(cmd, input.command), skill.name, concat(" ", skill.allowed_tools)]),
 	sprintf("commands matching the allowed-tools of %s: %s", [skill.name, concat(" ", skill.allowed_tools)]),
 ) if {
-	lib.config.enforce_allowed_tools
+	static.config.enforce_allowed_tools
 	some cmd in input.commands
 	not _exempt(cmd)
 	some skill in _skill_of[cmd.index]

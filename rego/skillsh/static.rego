@@ -1,0 +1,78 @@
+# METADATA
+# title: skillsh static facts
+# description: |
+#   What the policy and its data say before any command is seen: the merged
+#   configuration, the programs and builtins a plain command may run, and
+#   whether jail profiles are configured. Nothing here reads input, so the
+#   engine evaluates this package once, when it loads the policy, and
+#   gives its value to every decision (data.skillsh.main.decision with
+#   data.skillsh.static as that value): the rules that use these facts
+#   pay a lookup, not the work. Evaluated any other way (opa eval, opa
+#   test, skillsh policy test) the package is evaluated like any other, to
+#   the same value. The engine refuses a policy whose skillsh.static reads
+#   input, or calls a builtin whose answer can change between calls
+#   (time, random numbers, http.send).
+package skillsh.static
+
+import data.skillsh.lib
+import data.skillsh.plain
+
+# config is lib.config: the default configuration, then the project
+# layer's, then the organisation's.
+config := lib.config
+
+# plain_programs maps each program a plain command may run through PATH
+# to its allowlist entry (the project layer's when it has one): an entry
+# with only plain keys (plain.plain_keys), for a program that no rule
+# judges by name (plain.judged_names), that is not refused outright and
+# that the configuration does not ask about.
+plain_programs[name] := spec if {
+	some name in _program_names
+	not _unplain(name)
+	spec := lib.program_spec(name)
+}
+
+# unplain_names are the base names under which no command is plain,
+# whatever runs it (a program, or a skill's script of that name): judged
+# by name, refused outright, asked about, or with an allowlist entry that
+# has a key some rule reads.
+unplain_names contains name if some name in plain.judged_names
+
+unplain_names contains name if some name, _ in data.skillsh.network_programs
+
+unplain_names contains name if some name, _ in data.skillsh.privilege_programs
+
+unplain_names contains name if some name, _ in data.skillsh.interactive_programs
+
+unplain_names contains name if some name, _ in config.ask.programs
+
+unplain_names contains name if {
+	some name in _program_names
+	not _plain_entry(lib.program_spec(name))
+}
+
+_plain_entry(spec) if {
+	is_object(spec)
+	count(object.keys(spec) - plain.plain_keys) == 0
+}
+
+_unplain(name) if unplain_names[name]
+
+_program_names contains name if some name, _ in data.skillsh.programs
+
+_program_names contains name if some name, _ in data.skillsh.layers.project.programs
+
+# plain_builtins are plain.plain_builtins that the allowlist allows.
+plain_builtins contains name if {
+	some name in plain.plain_builtins
+	lib.builtin_spec(name)
+	not _unplain(name)
+}
+
+# profiles_configured holds when some layer configures a jail profile
+# (skillsh.profile).
+profiles_configured if some _ in data.skillsh.profiles.programs
+
+profiles_configured if some _ in data.skillsh.profiles.scripts
+
+profiles_configured if data.skillsh.layers.project.profiles
