@@ -87,8 +87,17 @@ _plain(cmd) if {
 }
 
 # A program found through PATH, with the entry static.plain_programs
-# gives it.
+# gives it. The first two bodies are quick ways to the answer of the
+# third for the programs most commands run.
 _plain_kind("external", cmd) if {
+	not contains(cmd.name, "/")
+	static.free_programs[cmd.base]
+} else if {
+	not contains(cmd.name, "/")
+	static.script_interpreters[cmd.base]
+	count(cmd.options.names) == 0
+	cmd.argv[cmd.options.operands[0]].value != "-"
+} else if {
 	not contains(cmd.name, "/")
 	spec := static.plain_programs[cmd.base]
 	not _judged_use(cmd, spec)
@@ -101,8 +110,12 @@ _plain_kind("external", cmd) if {
 	contains(cmd.name, "/")
 	not static.unplain_names[cmd.base]
 	shell.runs_root_script(cmd)
-	not _judged_use(cmd, object.get(static.plain_programs, cmd.base, {}))
+	not _judged_script_use(cmd)
 }
+
+# A script with an entry's name is judged by that entry; other scripts'
+# entry is {}, which judges no use.
+_judged_script_use(cmd) if _judged_use(cmd, static.plain_programs[cmd.base])
 
 _plain_kind("builtin", cmd) if static.plain_builtins[cmd.base]
 

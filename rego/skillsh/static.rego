@@ -32,6 +32,26 @@ plain_programs[name] := spec if {
 	spec := lib.program_spec(name)
 }
 
+# free_programs are the plain_programs whose entry has none of the keys
+# that make some uses of a program judged (an option that runs or writes,
+# an output operand, an interpreter's inline code): a command of theirs is
+# plain whatever its options and operands.
+free_programs contains name if {
+	some name, spec in plain_programs
+	count(object.keys(spec) & _use_keys) == 0
+}
+
+# script_interpreters are the plain_programs that are interpreters without
+# an output operand: a command of theirs with no option and a script file
+# as its first operand is plain.
+script_interpreters contains name if {
+	some name, spec in plain_programs
+	spec.interpreter
+	not spec.last_write
+}
+
+_use_keys := {"deny_options", "write_options", "last_write", "interpreter"}
+
 # unplain_names are the base names under which no command is plain,
 # whatever runs it (a program, or a skill's script of that name): judged
 # by name, refused outright, asked about, or with an allowlist entry that
