@@ -16,6 +16,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/loader"
+	"github.com/open-policy-agent/opa/v1/metrics"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
@@ -41,6 +42,7 @@ type Engine struct {
 	modules     map[string]*ast.Module
 	revision    string
 	grammars    map[grammarKey]*Grammar
+	sessions    sessionCache
 }
 
 type engineOptions struct {
@@ -427,11 +429,11 @@ func (e *Engine) Decide(ctx context.Context, in *Input) (Decision, error) {
 
 func (e *Engine) decide(ctx context.Context, in *Input) (Decision, error) {
 	e.Complete(in)
-	value, err := inputValue(in)
+	value, err := inputValue(in, &e.sessions)
 	if err != nil {
 		return Decision{}, err
 	}
-	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(value))
+	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(value), rego.EvalMetrics(metrics.NoOp()))
 	if err != nil {
 		return Decision{}, fmt.Errorf("evaluate %s: %w", Query, err)
 	}

@@ -239,12 +239,18 @@ func BenchmarkBuild(b *testing.B) {
 
 // BenchmarkDecide measures one decision of the default policy for typical
 // commands (a listing, reading a skill's file, running a skill's script, a
-// two-command pipeline),
-// with the input's conversion to a Rego value and the decoding of the
-// answer.
+// two-command pipeline), with the input's conversion to a Rego value and
+// the decoding of the answer. The session is a real one's size: three
+// skills and every protection.
 func BenchmarkDecide(b *testing.B) {
 	e := engine(b)
-	facts := &Facts{Cwd: "/tmp", Roots: Roots{Skills: []string{"/skills"}, Workspace: "/tmp"}, Session: Session{Home: "/tmp"}}
+	var skills []SkillFact
+	for _, name := range []string{"csv-summary", "json-tools", "pdf"} {
+		skills = append(skills, SkillFact{Name: name, Dir: "/skills/" + name, Location: "/skills/" + name + "/SKILL.md", AllowedTools: []string{}})
+	}
+	protections := strings.Fields("rlimits no_new_privs uid_drop landlock landlock_exec landlock_net landlock_scope netns pidns cgroup_pids process_group")
+	facts := &Facts{Cwd: "/tmp", Roots: Roots{Skills: []string{"/skills"}, Workspace: "/tmp"},
+		Session: Session{Home: "/tmp", Skills: skills, Protections: protections}}
 	ctx := context.Background()
 	for _, c := range []struct{ name, src string }{
 		{"list", "ls"},

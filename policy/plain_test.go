@@ -92,7 +92,7 @@ func TestPlainCommands(t *testing.T) {
 	for _, src := range append(plain, notPlain...) {
 		in := build(t, src, facts)
 		e.Complete(in)
-		value, err := inputValue(in)
+		value, err := inputValue(in, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,9 @@
 package policy
 
 import (
+	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 )
@@ -11,22 +13,80 @@ import (
 // out, nil slices as null). Going through JSON cost more than the rest of a
 // typical decision; TestInputValueMatchesJSON keeps the two shapes equal.
 
-// inputValue is in as a Rego value.
-func inputValue(in *Input) (ast.Value, error) {
+// inputValue is in as a Rego value. The values of in's roots and session
+// are taken from cache when it holds them (cache may be nil).
+func inputValue(in *Input, cache *sessionCache) (ast.Value, error) {
 	obj := ast.NewObjectWithCapacity(8)
 	put(obj, "version", ast.InternedTerm(in.Version))
 	put(obj, "phase", ast.StringTerm(string(in.Phase)))
 	put(obj, "command", ast.StringTerm(in.Command))
 	put(obj, "cwd", ast.StringTerm(in.Cwd))
-	put(obj, "roots", rootsTerm(in.Roots))
-	session, err := sessionTerm(in.Session)
+	roots, session, err := cache.terms(in.Roots, in.Session)
 	if err != nil {
 		return nil, err
 	}
+	put(obj, "roots", roots)
 	put(obj, "session", session)
 	put(obj, "commands", listTerm(in.Commands, commandTerm))
 	put(obj, "features", featuresTerm(in.Features))
 	return obj, nil
+}
+
+// sessionCache keeps the Rego values of the last roots and session it
+// made: they are the same for every command of a shell session, and the
+// skills catalog is a good part of an input. It is safe for concurrent
+// use; the zero value is ready, and a nil cache makes the values anew.
+type sessionCache struct{ last atomic.Pointer[sessionTerms] }
+
+type sessionTerms struct {
+	roots   Roots
+	session Session
+	terms   [2]*ast.Term
+}
+
+// terms returns the values of roots and s.
+func (c *sessionCache) terms(roots Roots, s Session) (*ast.Term, *ast.Term, error) {
+	if c != nil {
+		if last := c.last.Load(); last != nil && sameRoots(last.roots, roots) && sameSession(last.session, s) {
+			return last.terms[0], last.terms[1], nil
+		}
+	}
+	session, err := sessionTerm(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := &sessionTerms{roots: cloneRoots(roots), session: cloneSession(s), terms: [2]*ast.Term{rootsTerm(roots), session}}
+	if c != nil && len(s.Env) == 0 { // env's values are not compared
+		c.last.Store(t)
+	}
+	return t.terms[0], t.terms[1], nil
+}
+
+// sameStrings is slices.Equal that also tells nil from empty, as
+// encoding/json does (null, []).
+func sameStrings(a, b []string) bool { return (a == nil) == (b == nil) && slices.Equal(a, b) }
+
+func sameRoots(a, b Roots) bool { return a.Workspace == b.Workspace && sameStrings(a.Skills, b.Skills) }
+
+func sameSession(a, b Session) bool {
+	return a.Home == b.Home && len(a.Env) == 0 && len(b.Env) == 0 && sameStrings(a.Protections, b.Protections) &&
+		(a.Skills == nil) == (b.Skills == nil) && slices.EqualFunc(a.Skills, b.Skills, func(x, y SkillFact) bool {
+		return x.Name == y.Name && x.Dir == y.Dir && x.Location == y.Location && sameStrings(x.AllowedTools, y.AllowedTools)
+	})
+}
+
+func cloneRoots(r Roots) Roots {
+	r.Skills = slices.Clone(r.Skills)
+	return r
+}
+
+func cloneSession(s Session) Session {
+	s.Protections = slices.Clone(s.Protections)
+	s.Skills = slices.Clone(s.Skills)
+	for i := range s.Skills {
+		s.Skills[i].AllowedTools = slices.Clone(s.Skills[i].AllowedTools)
+	}
+	return s
 }
 
 func put(obj ast.Object, key string, value *ast.Term) {

@@ -22,7 +22,7 @@ func TestInputValueMatchesJSON(t *testing.T) {
 		inputs = append(inputs, in)
 	}
 	for _, in := range inputs {
-		got, err := inputValue(in)
+		got, err := inputValue(in, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +76,7 @@ func jsonValue(t *testing.T, in *Input) ast.Value {
 // the schema requires.
 func TestInputValueEmpty(t *testing.T) {
 	t.Parallel()
-	got, err := inputValue(&Input{})
+	got, err := inputValue(&Input{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,4 +86,64 @@ func TestInputValueEmpty(t *testing.T) {
 	if !strings.Contains(got.String(), `"commands": null`) {
 		t.Errorf("a nil command list is not null: %v", got)
 	}
+}
+
+// TestSessionCache: an input's roots and session are taken from the cache
+// only when they are the same as the cached ones (nil and empty lists
+// told apart), and changing the caller's lists afterwards does not change
+// the cached values.
+func TestSessionCache(t *testing.T) {
+	t.Parallel()
+	var cache sessionCache
+	base := fullInput()
+	base.Session.Env = nil
+	check := func(name string, in *Input) {
+		t.Helper()
+		got, err := inputValue(in, &cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := jsonValue(t, in); got.Compare(want) != 0 {
+			t.Errorf("%s:\n got %v\nwant %v", name, got, want)
+		}
+	}
+	check("first", base)
+	check("again", base)
+	variants := map[string]func(*Input){
+		"home":      func(in *Input) { in.Session.Home = "/other" },
+		"skill dir": func(in *Input) { in.Session.Skills[0].Dir = "/s/b" },
+		"allowed tools": func(in *Input) {
+			in.Session.Skills[0].AllowedTools = append(in.Session.Skills[0].AllowedTools, "Bash(cat)")
+		},
+		"protections":   func(in *Input) { in.Session.Protections = nil },
+		"skills":        func(in *Input) { in.Session.Skills = []SkillFact{} },
+		"env":           func(in *Input) { in.Session.Env = map[string]any{"A": "1"} },
+		"workspace":     func(in *Input) { in.Roots.Workspace = "/w2" },
+		"skill roots":   func(in *Input) { in.Roots.Skills = []string{"/s", "/t"} },
+		"no skill root": func(in *Input) { in.Roots.Skills = nil },
+	}
+	nilTools, emptyTools := fullInput(), fullInput()
+	nilTools.Session.Env, emptyTools.Session.Env = nil, nil
+	nilTools.Session.Skills[0].AllowedTools, emptyTools.Session.Skills[0].AllowedTools = nil, []string{}
+	check("nil tools", nilTools)
+	check("empty tools after nil", emptyTools)
+	for name, change := range variants {
+		in := fullInput()
+		in.Session.Env = nil
+		change(in)
+		check(name, in)
+		check("back from "+name, base)
+	}
+	// The cache holds copies: changing the lists it was built from does
+	// not change what it gives.
+	in := fullInput()
+	in.Session.Env = nil
+	in.Session.Home = "/new"
+	check("before", in)
+	in.Session.Skills[0].AllowedTools[0] = "Bash(rm)"
+	check("after changing allowed tools", in)
+	in.Session.Protections[0] = "none"
+	check("after changing protections", in)
+	in.Roots.Skills[0] = "/elsewhere"
+	check("after changing roots", in)
 }
