@@ -118,7 +118,7 @@ func TestPlainKeysAreNotJudged(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := plainKeys(t)
-	builtins := plainSet(t, "data.skillsh.plain.plain_builtins")
+	builtins := plainSet(t, "data.skillsh.static.printing_builtins")
 	programs := set.data["skillsh"].(map[string]any)["programs"].(map[string]any)
 	for _, name := range slices.Sorted(maps.Keys(set.modules)) {
 		for _, r := range set.modules[name].Rules {
@@ -147,7 +147,7 @@ func TestPlainKeysAreNotJudged(t *testing.T) {
 
 // TestPlainJudgedNames: every base name that a rule of the default names
 // (deny_for.X, facts.by_base.X, cmd.base == "X", cmd.base in {...}) is in
-// plain's judged_names, so that no entry a layer gives X, and no script
+// static judged_names, so that no entry a layer gives X, and no script
 // named X, makes such a command plain.
 func TestPlainJudgedNames(t *testing.T) {
 	t.Parallel()
@@ -155,7 +155,7 @@ func TestPlainJudgedNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	judged := plainSet(t, "data.skillsh.plain.judged_names")
+	judged := plainSet(t, "data.skillsh.static.judged_names")
 	named := map[string]string{}
 	for _, name := range slices.Sorted(maps.Keys(set.modules)) {
 		m := set.modules[name]
@@ -202,7 +202,7 @@ func TestPlainJudgedNames(t *testing.T) {
 	}
 	for _, n := range slices.Sorted(maps.Keys(named)) {
 		if !judged[n] {
-			t.Errorf("%s: a rule judges %q by name, but plain's judged_names does not have it", named[n], n)
+			t.Errorf("%s: a rule judges %q by name, but static judged_names does not have it", named[n], n)
 		}
 	}
 }
@@ -233,7 +233,7 @@ func baseNames(t *testing.T, m *ast.Module, term *ast.Term) []string {
 	return out
 }
 
-func plainKeys(t *testing.T) map[string]bool { return plainSet(t, "data.skillsh.plain.plain_keys") }
+func plainKeys(t *testing.T) map[string]bool { return plainSet(t, "data.skillsh.static.plain_keys") }
 
 // plainSet evaluates query, a set of strings, over the default policy.
 func plainSet(t *testing.T, query string) map[string]bool {

@@ -4,8 +4,8 @@
 #   The short way to an allow. A plain command is one that no rule of the
 #   default's skillsh.shell and skillsh.escapes can refuse or ask about:
 #   an allowlisted program found through PATH whose entry only describes
-#   its options (plain_keys), an interpreter running a script file, a
-#   skill's script, or one of plain_builtins; with literal words, no
+#   its options (static.plain_keys), an interpreter running a script file, a
+#   skill's script, or one of static.plain_builtins; with literal words, no
 #   assignments, no redirections, no wrapper, and every path-like
 #   argument inside the skills tree or the workspace. When every command
 #   is plain,
@@ -20,41 +20,12 @@ package skillsh.plain
 import data.skillsh.shell
 import data.skillsh.static
 
-# plain_keys are the allowlist entry keys that describe options, which
-# words are text, and which options or operands make a program write or
-# run something: a command of such a program is plain when it gives none
-# of those options and no such operand (_judged_use). An interpreter is
-# plain running a script file without options. Any other key (paths,
-# shell, wrapper, find, ...) is read by some rule, so its program is
-# never plain.
-plain_keys := {
-	"short_args", "long_args", "pair_args", "optional_args", "flags", "posix", "abbrev",
-	"text_options", "pattern_operand", "pattern_options", "text",
-	"deny_options", "write_options", "last_write",
-	"interpreter", "inline_options", "module_options",
-}
-
-# plain_builtins are the builtins that only print, test or do nothing:
-# no rule of the default is about them (printf -v and read assign, cd
-# moves, declare, trap and the like have rules of their own).
-plain_builtins := {":", "true", "false", "echo", "pwd", "test", "[", "[["}
-
-# judged_names are the base names that some rule of skillsh.shell or
-# skillsh.escapes judges by name, whatever the command's entry says (a
-# layer's entry for rm, a skill's script named declare): never plain. A Go
-# test checks that those rules name no other.
-judged_names := {
-	"cd", "pushd", "env", "export", "declare", "typeset", "local", "readonly", "let", "nameref",
-	"read", "mapfile", "readarray", "getopts", "printf", "unset", "alias", "hash", "enable", "trap",
-	"find", "rm", "sed", "awk", "gawk", "mawk", "nawk", "tar", "unzip", "git", "perl", "node",
-}
-
 # commands holds when every command of the input is plain, no assignment
 # hides anywhere (arithmetic, read), and the input is well formed. The
 # checks of lib.roots_wellformed and lib.options_wellformed are written
 # out here and in _plain: a call per command cost a tenth of a plain
 # decision. plain_test.rego holds them to the same inputs. What depends
-# on the command's name alone (its entry, judged_names, the programs
+# on the command's name alone (its entry, static.judged_names, the programs
 # refused outright or asked about) is looked up in skillsh.static.
 commands if {
 	startswith(input.roots.workspace, "/")

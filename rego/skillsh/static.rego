@@ -15,16 +15,44 @@
 package skillsh.static
 
 import data.skillsh.lib
-import data.skillsh.plain
 
 # config is lib.config: the default configuration, then the project
 # layer's, then the organisation's.
 config := lib.config
 
+# plain_keys are the allowlist entry keys that describe options, which
+# words are text, and which options or operands make a program write or
+# run something: a command of such a program is plain when it gives none
+# of those options and no such operand (skillsh.plain's _judged_use). An
+# interpreter is plain running a script file without options. Any other
+# key (paths, shell, wrapper, find, ...) is read by some rule, so its
+# program is never plain.
+plain_keys := {
+	"short_args", "long_args", "pair_args", "optional_args", "flags", "posix", "abbrev",
+	"text_options", "pattern_operand", "pattern_options", "text",
+	"deny_options", "write_options", "last_write",
+	"interpreter", "inline_options", "module_options",
+}
+
+# printing_builtins are the builtins that only print, test or do nothing:
+# no rule of the default is about them (printf -v and read assign, cd
+# moves, declare, trap and the like have rules of their own).
+printing_builtins := {":", "true", "false", "echo", "pwd", "test", "[", "[["}
+
+# judged_names are the base names that some rule of skillsh.shell or
+# skillsh.escapes judges by name, whatever the command's entry says (a
+# layer's entry for rm, a skill's script named declare): never plain. A Go
+# test checks that those rules name no other.
+judged_names := {
+	"cd", "pushd", "env", "export", "declare", "typeset", "local", "readonly", "let", "nameref",
+	"read", "mapfile", "readarray", "getopts", "printf", "unset", "alias", "hash", "enable", "trap",
+	"find", "rm", "sed", "awk", "gawk", "mawk", "nawk", "tar", "unzip", "git", "perl", "node",
+}
+
 # plain_programs maps each program a plain command may run through PATH
 # to its allowlist entry (the project layer's when it has one): an entry
-# with only plain keys (plain.plain_keys), for a program that no rule
-# judges by name (plain.judged_names), that is not refused outright and
+# with only plain keys (plain_keys), for a program that no rule
+# judges by name (judged_names), that is not refused outright and
 # that the configuration does not ask about.
 plain_programs[name] := spec if {
 	some name in _program_names
@@ -56,7 +84,7 @@ _use_keys := {"deny_options", "write_options", "last_write", "interpreter"}
 # whatever runs it (a program, or a skill's script of that name): judged
 # by name, refused outright, asked about, or with an allowlist entry that
 # has a key some rule reads.
-unplain_names contains name if some name in plain.judged_names
+unplain_names contains name if some name in judged_names
 
 unplain_names contains name if some name, _ in data.skillsh.network_programs
 
@@ -73,7 +101,7 @@ unplain_names contains name if {
 
 _plain_entry(spec) if {
 	is_object(spec)
-	count(object.keys(spec) - plain.plain_keys) == 0
+	count(object.keys(spec) - plain_keys) == 0
 }
 
 _unplain(name) if unplain_names[name]
@@ -82,9 +110,9 @@ _program_names contains name if some name, _ in data.skillsh.programs
 
 _program_names contains name if some name, _ in data.skillsh.layers.project.programs
 
-# plain_builtins are plain.plain_builtins that the allowlist allows.
+# plain_builtins are the printing_builtins that the allowlist allows.
 plain_builtins contains name if {
-	some name in plain.plain_builtins
+	some name in printing_builtins
 	lib.builtin_spec(name)
 	not _unplain(name)
 }
