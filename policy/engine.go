@@ -225,34 +225,27 @@ func mergeData(dst, src map[string]any, at string) error {
 	return nil
 }
 
-// prepare compiles the set and prepares query, which answers what Query
-// answers, with StaticDocument bound to its value (see staticBinding).
+// prepare compiles the set, with its static facts folded (foldStatic),
+// and prepares query, which answers what Query answers.
 func (s *policySet) prepare(ctx context.Context, query string) (*Engine, error) {
 	store := inmem.NewFromObject(s.data)
+	modules, err := foldStatic(ctx, s.modules, store)
+	if err != nil {
+		return nil, err
+	}
 	compiler := ast.NewCompiler()
 	opts := []func(*rego.Rego){rego.Store(store), rego.Compiler(compiler)}
 	compile := slices.Clone(opts)
-	for _, name := range slices.Sorted(maps.Keys(s.modules)) {
-		compile = append(compile, rego.ParsedModule(s.modules[name]))
+	for _, name := range slices.Sorted(maps.Keys(modules)) {
+		compile = append(compile, rego.ParsedModule(modules[name]))
 	}
-	// Compiling happens once, for the first query; the others reuse the
+	// Compiling happens once, for the first query; the other reuses the
 	// compiler.
 	exes, err := executables(ctx, compile)
 	if err != nil {
 		return nil, err
 	}
-	static, err := staticBinding(ctx, compiler, store)
-	if err != nil {
-		return nil, err
-	}
-	body, err := ast.ParseBody(query)
-	if err != nil {
-		return nil, fmt.Errorf("parse query %q: %w", query, err)
-	}
-	if static != nil && len(body) == 1 {
-		body[0].With = append(body[0].With, static)
-	}
-	pq, err := rego.New(append(opts, rego.ParsedQuery(body))...).PrepareForEval(ctx)
+	pq, err := rego.New(append(opts, rego.Query(query))...).PrepareForEval(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("prepare %s: %w", query, err)
 	}

@@ -3,55 +3,111 @@ package policy
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/topdown"
 )
 
-// StaticDocument is the document of facts that read no input (the default
-// policy's rego/skillsh/static.rego). The engine evaluates it once, when
-// it prepares the query, and evaluates every decision with
-// StaticDocument bound to that value (Rego's with keyword): the rules
-// that use a static fact look it up instead of computing it per command.
-// The answer is the same as without the binding, because the document
-// reads no input and calls no builtin whose answer can change; the
-// engine refuses a policy for which it cannot show that (checkStatic).
+// StaticDocument is the package of facts that read no input (the default
+// policy's rego/skillsh/static.rego). When the engine loads a policy, it
+// evaluates the package once and compiles the policy with the package's
+// rules replaced by the values they evaluated to (foldStatic): a rule
+// that uses a static fact looks up a constant instead of computing it per
+// command. Functions in the package, and rules that evaluated to nothing
+// but true or undefined, are kept as written.
+//
+// The answer is the same as with the rules as written, because they read
+// no input and call no builtin whose answer can change: the engine
+// refuses a policy for which it cannot show that (checkStatic).
 const StaticDocument = "data.skillsh.static"
 
 var staticRef = ast.MustParseRef(StaticDocument)
 
-// staticBinding evaluates StaticDocument and returns the with modifier
-// that binds it; nil when the policy has no rule there. The compiler
-// must have compiled the policy; store holds its data.
-func staticBinding(ctx context.Context, c *ast.Compiler, store storage.Store) (*ast.With, error) {
-	if len(c.GetRules(staticRef)) == 0 {
-		return nil, nil
+// foldStatic returns modules with the modules of package StaticDocument
+// replaced by one folded module (see StaticDocument), or modules itself
+// when the policy has no such package. It compiles only the static
+// package and the packages it refers to, with the data in store.
+func foldStatic(ctx context.Context, modules map[string]*ast.Module, store storage.Store) (map[string]*ast.Module, error) {
+	var static []string
+	for _, name := range slices.Sorted(maps.Keys(modules)) {
+		if modules[name].Package.Path.Equal(staticRef) {
+			static = append(static, name)
+		}
 	}
-	if err := checkStatic(c); err != nil {
-		return nil, err
-	}
-	value, err := evalStatic(ctx, c, store)
-	if err != nil {
-		return nil, fmt.Errorf("evaluate %s: %w", StaticDocument, err)
-	}
-	return &ast.With{Target: ast.NewTerm(staticRef), Value: value}, nil
-}
-
-// evalStatic evaluates StaticDocument without input. The value is kept as
-// Rego made it (a set stays a set, which a JSON round trip would turn into
-// an array).
-func evalStatic(ctx context.Context, c *ast.Compiler, store storage.Store) (*ast.Term, error) {
-	x := ast.VarTerm("x")
-	body, err := c.QueryCompiler().Compile(ast.NewBody(ast.Equality.Expr(x, ast.NewTerm(staticRef))))
-	if err != nil {
-		return nil, err
+	if len(static) == 0 {
+		return modules, nil
 	}
 	txn, err := store.NewTransaction(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer store.Abort(ctx, txn)
+	c := ast.NewCompiler().WithPathConflictsCheck(storage.NonEmpty(ctx, store, txn))
+	if c.Compile(referredModules(modules, static)); c.Failed() {
+		return nil, fmt.Errorf("compile policy: %w", c.Errors)
+	}
+	if err := checkStatic(c); err != nil {
+		return nil, err
+	}
+	value, err := evalStatic(ctx, c, store, txn)
+	if err != nil {
+		return nil, fmt.Errorf("evaluate %s: %w", StaticDocument, err)
+	}
+	folded, err := foldedModule(modules, static, value)
+	if err != nil {
+		return nil, err
+	}
+	out := maps.Clone(modules)
+	for _, name := range static {
+		delete(out, name)
+	}
+	out[static[0]] = folded
+	return out, nil
+}
+
+// referredModules returns the modules named roots and every module they
+// refer to, directly or not: a module refers to the packages it imports
+// and to those its data references name, or lie under (data.a[x] refers
+// to every package under data.a).
+func referredModules(modules map[string]*ast.Module, roots []string) map[string]*ast.Module {
+	out := map[string]*ast.Module{}
+	queue := slices.Clone(roots)
+	for len(queue) > 0 {
+		name := queue[0]
+		queue = queue[1:]
+		if out[name] != nil {
+			continue
+		}
+		m := modules[name]
+		out[name] = m
+		ast.WalkRefs(m, func(r ast.Ref) bool {
+			if !r.HasPrefix(ast.DefaultRootRef) {
+				return false
+			}
+			prefix := r.ConstantPrefix()
+			for other, om := range modules {
+				if out[other] == nil && (om.Package.Path.HasPrefix(prefix) || prefix.HasPrefix(om.Package.Path)) {
+					queue = append(queue, other)
+				}
+			}
+			return false
+		})
+	}
+	return out
+}
+
+// evalStatic evaluates StaticDocument without input. The value is kept as
+// Rego made it (a set stays a set, which a JSON round trip would turn into
+// an array).
+func evalStatic(ctx context.Context, c *ast.Compiler, store storage.Store, txn storage.Transaction) (ast.Object, error) {
+	x := ast.VarTerm("x")
+	body, err := c.QueryCompiler().Compile(ast.NewBody(ast.Equality.Expr(x, ast.NewTerm(staticRef))))
+	if err != nil {
+		return nil, err
+	}
 	rs, err := topdown.NewQuery(body).WithCompiler(c).WithStore(store).WithTransaction(txn).Run(ctx)
 	if err != nil {
 		return nil, err
@@ -59,15 +115,100 @@ func evalStatic(ctx context.Context, c *ast.Compiler, store storage.Store) (*ast
 	if len(rs) != 1 {
 		return nil, fmt.Errorf("%d values, want one", len(rs))
 	}
-	return rs[0][x.Value.(ast.Var)], nil
+	obj, ok := rs[0][x.Value.(ast.Var)].Value.(ast.Object)
+	if !ok {
+		return nil, fmt.Errorf("not an object: %v", rs[0][x.Value.(ast.Var)])
+	}
+	return obj, nil
+}
+
+// foldedModule is one module of package StaticDocument in place of the
+// modules named static: each rule name that value holds becomes
+// name := its value; a rule that only says true and is undefined becomes
+// name if false; functions and other undefined rules are kept, with the
+// imports they may need. Folded rules keep the location of the first rule
+// of their name.
+func foldedModule(modules map[string]*ast.Module, static []string, value ast.Object) (*ast.Module, error) {
+	folded, err := ast.ParseModuleWithOpts(static[0], "package "+staticRef[1:].String(), ast.ParserOptions{RegoVersion: ast.RegoV1})
+	if err != nil {
+		return nil, err
+	}
+	byName := map[ast.Var][]*ast.Rule{}
+	var names []ast.Var
+	imports := map[string]bool{}
+	for _, name := range static {
+		m := modules[name]
+		for _, imp := range m.Imports {
+			if !imports[imp.String()] {
+				imports[imp.String()] = true
+				folded.Imports = append(folded.Imports, imp.Copy())
+			}
+		}
+		for _, r := range m.Rules {
+			n := r.Head.Ref()[0].Value.(ast.Var)
+			if byName[n] == nil {
+				names = append(names, n)
+			}
+			byName[n] = append(byName[n], r)
+		}
+	}
+	for _, n := range names {
+		rules, err := foldRules(n, byName[n], value.Get(ast.StringTerm(string(n))))
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rules {
+			r.Module = folded
+			folded.Rules = append(folded.Rules, r)
+		}
+	}
+	return folded, nil
+}
+
+// foldRules returns the rules that stand for rules, all named n, whose
+// document is v (nil when undefined).
+func foldRules(n ast.Var, rules []*ast.Rule, v *ast.Term) ([]*ast.Rule, error) {
+	keep := func() []*ast.Rule {
+		out := make([]*ast.Rule, len(rules))
+		for i, r := range rules {
+			out[i] = r.Copy()
+		}
+		return out
+	}
+	if slices.ContainsFunc(rules, func(r *ast.Rule) bool { return len(r.Head.Args) > 0 }) {
+		return keep(), nil // a function has no value to fold
+	}
+	src := string(n) + " := 0"
+	if v == nil {
+		if !slices.ContainsFunc(rules, isBooleanRule) {
+			return keep(), nil
+		}
+		src = string(n) + " if false"
+	}
+	m, err := ast.ParseModuleWithOpts("", "package folded\n\n"+src, ast.ParserOptions{RegoVersion: ast.RegoV1})
+	if err != nil {
+		return nil, fmt.Errorf("fold %s.%s: %w", StaticDocument, n, err)
+	}
+	r := m.Rules[0]
+	if v != nil {
+		r.Head.Value = v
+	}
+	r.Location = rules[0].Location
+	return []*ast.Rule{r}, nil
+}
+
+// isBooleanRule: r is name if ... (name := true if ...), with no key.
+func isBooleanRule(r *ast.Rule) bool {
+	return len(r.Head.Ref()) == 1 && r.Head.Key == nil && (r.Head.Value == nil || r.Head.Value.Equal(ast.BooleanTerm(true)))
 }
 
 // checkStatic returns an error naming the rule when a rule of
 // StaticDocument, or a rule or function it uses, reads input or calls a
 // nondeterministic builtin (time.now_ns, rand.intn, http.send, ...): its
-// value could then differ between decisions, and binding it once would
-// change what the policy says. It is conservative: a reference to data
-// that is only known at run time (data[x]) counts as using every rule.
+// value could then differ between decisions, and folding it would change
+// what the policy says. It is conservative: a reference to data that is
+// only known at run time (data.a[x]) counts as using every rule under
+// data.a.
 func checkStatic(c *ast.Compiler) error {
 	seen := map[*ast.Rule]bool{}
 	var visit func(*ast.Rule) error

@@ -2,8 +2,11 @@ package policy
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,54 +65,140 @@ func TestStaticRefusesInput(t *testing.T) {
 	})
 }
 
-// TestStaticValue: the value bound to data.skillsh.static for every
-// decision is the one the default policy evaluates to without the
-// binding, whatever the input, and it keeps sets as sets.
+// TestStaticValue: the folded static facts are what the default policy's
+// skillsh.static evaluates to as written, whatever the input; they are
+// constants, not rules; and they hold what the plain check relies on.
 func TestStaticValue(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	set, err := loadPolicies(engineOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := inmem.NewFromObject(set.data)
-	compiler := ast.NewCompiler()
-	opts := []func(*rego.Rego){rego.Store(store), rego.Compiler(compiler), rego.Query("x := data.skillsh.static")}
+	facts := testFacts(t)
+	var inputs []*Input
+	for _, src := range []string{"ls", "rm -rf / ; curl x | sh", "cat <(env) > /etc/x"} {
+		inputs = append(inputs, build(t, src, facts))
+	}
+	value := checkStaticFolds(t, set, inputs)
+	programs, _ := value["plain_programs"].(map[string]any)
+	if programs["cat"] == nil || programs["rm"] != nil {
+		t.Errorf("plain_programs = %v; want cat and not rm", programs)
+	}
+	if names, _ := value["unplain_names"].([]any); !slices.Contains(names, any("curl")) {
+		t.Errorf("unplain_names = %v; want curl", names)
+	}
+	folded, err := foldStatic(context.Background(), set.modules, inmem.NewFromObject(set.data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range folded["rego/skillsh/static.rego"].Rules {
+		if len(r.Head.Args) == 0 && !r.Body.Equal(ast.NewBody(ast.NewExpr(ast.BooleanTerm(true)))) && !r.Body.Equal(ast.NewBody(ast.NewExpr(ast.BooleanTerm(false)))) {
+			t.Errorf("%v is not folded: %v", r.Head, r.Body)
+		}
+	}
+}
+
+// TestStaticFoldsEveryKind: complete, partial set, partial object, default,
+// else, boolean and undefined rules and functions of a static package
+// fold to what they evaluate to, and a folded policy decides as written.
+func TestStaticFoldsEveryKind(t *testing.T) {
+	t.Parallel()
+	dir := writeModules(t, map[string]string{
+		"main.rego": `package skillsh.main
+
+import data.skillsh.static
+
+decision := {"decision": "allow", "reasons": [static.f(input.command)]} if static.b
+
+decision := {"decision": "deny", "reasons": [static.undefined_number]} if not static.b
+`,
+		"static.rego": `package skillsh.static
+
+import data.skillsh.helper
+
+complete := {"a": [1, 2.5, "x"], "b": set()}
+
+s contains x if some x in data.skillsh.names
+
+o[x] := count(x) if some x in data.skillsh.names
+
+default d := 7
+
+e := 1 if false else := 2
+
+b if count(data.skillsh.names) > 1
+
+never if count(data.skillsh.names) > 5
+
+undefined_number := 3 if false
+
+f(x) := y if y := concat("-", [x, helper.k])
+
+nested.deep.value := "n"
+`,
+		"static2.rego": "package skillsh.static\n\nother := {\"quote\": \"\\\"\\u0000\\u007f\\t\"}\n",
+		"helper.rego":  "package skillsh.helper\n\nk := \"h\"\n",
+		"data.json":    `{"skillsh": {"names": ["ab", "c"]}}`,
+	})
+	set, err := loadPolicies(engineOptions{noDefault: true, paths: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	value := checkStaticFolds(t, set, []*Input{{Version: InputVersion, Command: "ls"}})
+	want := map[string]any{
+		"complete": map[string]any{"a": []any{json.Number("1"), json.Number("2.5"), "x"}, "b": []any{}},
+		"s":        []any{"ab", "c"}, "o": map[string]any{"ab": json.Number("2"), "c": json.Number("1")},
+		"d": json.Number("7"), "e": json.Number("2"), "b": true, "other": map[string]any{"quote": "\"\x00\x7f\t"},
+		"nested": map[string]any{"deep": map[string]any{"value": "n"}},
+	}
+	if diff := cmp.Diff(want, value); diff != "" {
+		t.Errorf("static facts (-want +got):\n%s", diff)
+	}
+	e, err := set.prepare(context.Background(), Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := e.query.Eval(context.Background(), rego.EvalInput(map[string]any{"command": "ls"}))
+	if err != nil || len(rs) != 1 || !reflect.DeepEqual(rs[0].Expressions[0].Value, map[string]any{"decision": "allow", "reasons": []any{"ls-h"}}) {
+		t.Errorf("folded decision %v, %v", rs, err)
+	}
+}
+
+// checkStaticFolds fails t when data.skillsh.static of set, folded,
+// differs from its value as written for one of inputs, and returns the
+// value.
+func checkStaticFolds(t *testing.T, set *policySet, inputs []*Input) map[string]any {
+	t.Helper()
+	ctx := context.Background()
+	const query = "x := data.skillsh.static"
+	opts := []func(*rego.Rego){rego.Store(inmem.NewFromObject(set.data)), rego.Query(query)}
 	for _, m := range set.modules {
 		opts = append(opts, rego.ParsedModule(m))
 	}
-	unbound, err := rego.New(opts...).PrepareForEval(ctx)
+	written, err := rego.New(opts...).PrepareForEval(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bound, err := staticBinding(ctx, compiler, store)
-	if err != nil || bound == nil {
-		t.Fatalf("binding %v, %v", bound, err)
-	}
-	want, err := ast.JSON(bound.Value.Value)
+	folded, err := set.prepare(ctx, query)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, facts := engine(t), testFacts(t)
-	for _, src := range []string{"ls", "rm -rf / ; curl x | sh", "cat <(env) > /etc/x"} {
-		in := build(t, src, facts)
-		e.Complete(in)
-		rs, err := unbound.Eval(ctx, rego.EvalInput(in))
-		if err != nil || len(rs) != 1 {
-			t.Fatalf("%q: %v %v", src, rs, err)
+	var value map[string]any
+	for _, in := range inputs {
+		var got [2]any
+		for i, q := range []rego.PreparedEvalQuery{written, folded.query} {
+			rs, err := q.Eval(ctx, rego.EvalInput(in))
+			if err != nil || len(rs) != 1 {
+				t.Fatalf("%q: %v %v", in.Command, rs, err)
+			}
+			got[i] = rs[0].Bindings["x"]
 		}
-		if diff := cmp.Diff(want, rs[0].Bindings["x"]); diff != "" {
-			t.Errorf("data.skillsh.static for %q differs from the bound value:\n%s", src, diff)
+		if diff := cmp.Diff(got[0], got[1]); diff != "" {
+			t.Errorf("data.skillsh.static for %q, as written and folded (-written +folded):\n%s", in.Command, diff)
 		}
+		value, _ = got[1].(map[string]any)
 	}
-	static := bound.Value.Value.(ast.Object)
-	programs, _ := static.Get(ast.StringTerm("plain_programs")).Value.(ast.Object)
-	if programs == nil || programs.Get(ast.StringTerm("cat")) == nil || programs.Get(ast.StringTerm("rm")) != nil {
-		t.Errorf("plain_programs = %v; want an object with cat and not rm", programs)
-	}
-	if names, _ := static.Get(ast.StringTerm("unplain_names")).Value.(ast.Set); names == nil || !names.Contains(ast.StringTerm("curl")) {
-		t.Errorf("unplain_names = %v; want a set with curl", names)
-	}
+	return value
 }
 
 // writeModules writes files (name → content) into a new directory.
