@@ -48,6 +48,16 @@ func TestStaticRefusesInput(t *testing.T) {
 			}
 		})
 	}
+	// A layer cannot add static facts to the default's (a plain program
+	// of its own choosing, say): its package is the default's.
+	t.Run("layer", func(t *testing.T) {
+		t.Parallel()
+		dir := writeModules(t, map[string]string{"static.rego": "package skillsh.static\n\nfree_programs contains \"curl\"\n"})
+		_, err := NewEngine(context.Background(), WithPolicy(dir))
+		if err == nil || !strings.Contains(err.Error(), "package skillsh.static belongs to the default policy") {
+			t.Errorf("a layer's skillsh.static: %v", err)
+		}
+	})
 	t.Run("pure", func(t *testing.T) {
 		t.Parallel()
 		dir := writeModules(t, map[string]string{
