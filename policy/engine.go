@@ -18,6 +18,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/loader"
 	"github.com/open-policy-agent/opa/v1/metrics"
 	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
 	defaultpolicy "github.com/skillsh/skillsh/rego"
@@ -233,6 +234,12 @@ func (s *policySet) prepare(ctx context.Context, query string) (*Engine, error) 
 	if err != nil {
 		return nil, err
 	}
+	return s.prepareModules(ctx, query, modules, store)
+}
+
+// prepareModules compiles modules, which stand for the set's, and prepares
+// query over them and store.
+func (s *policySet) prepareModules(ctx context.Context, query string, modules map[string]*ast.Module, store storage.Store) (*Engine, error) {
 	compiler := ast.NewCompiler()
 	opts := []func(*rego.Rego){rego.Store(store), rego.Compiler(compiler)}
 	compile := slices.Clone(opts)
