@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -11,17 +12,17 @@ import (
 	"github.com/open-policy-agent/opa/v1/topdown"
 )
 
-// StaticDocument is the package of facts that read no input (the default
-// policy's rego/skillsh/static.rego). When the engine loads a policy, it
-// evaluates the package once and compiles the policy with the package's
-// rules replaced by the values they evaluated to (foldStatic): a rule
-// that uses a static fact looks up a constant instead of computing it per
-// command. Functions in the package, and rules that evaluated to nothing
-// but true or undefined, are kept as written.
-//
-// The answer is the same as with the rules as written, because they read
-// no input and call no builtin whose answer can change: the engine
-// refuses a policy for which it cannot show that (checkStatic).
+// StaticDocument is the package of facts the engine computes once (the
+// default policy's rego/skillsh/static.rego). When the engine loads a
+// policy, it evaluates each rule of the package that reads no input and
+// calls no builtin whose answer can change (time.now_ns, rand.intn,
+// http.send, ...), directly or through the rules and functions it uses,
+// and compiles the policy with that rule replaced by the constant it
+// evaluated to (foldStatic). A rule that uses such a fact then looks up a
+// constant instead of computing it per decision, with the same answer.
+// Functions, and rules that read input or call such a builtin (the
+// layers' reasons when a layer is loaded), are kept as written and
+// evaluated per decision.
 const StaticDocument = "data.skillsh.static"
 
 var staticRef = ast.MustParseRef(StaticDocument)
@@ -49,14 +50,13 @@ func foldStatic(ctx context.Context, modules map[string]*ast.Module, store stora
 	if c.Compile(referredModules(modules, static)); c.Failed() {
 		return nil, fmt.Errorf("compile policy: %w", c.Errors)
 	}
-	if err := checkStatic(c); err != nil {
-		return nil, err
+	eval := func(n ast.Var) (*ast.Term, error) {
+		if readsInput(c, staticRef.Append(ast.StringTerm(string(n)))) != nil {
+			return nil, errKeep
+		}
+		return evalStatic(ctx, c, store, txn, n)
 	}
-	value, err := evalStatic(ctx, c, store, txn)
-	if err != nil {
-		return nil, fmt.Errorf("evaluate %s: %w", StaticDocument, err)
-	}
-	folded, err := foldedModule(modules, static, value)
+	folded, err := foldedModule(modules, static, eval)
 	if err != nil {
 		return nil, err
 	}
@@ -67,6 +67,9 @@ func foldStatic(ctx context.Context, modules map[string]*ast.Module, store stora
 	out[static[0]] = folded
 	return out, nil
 }
+
+// errKeep says a static rule is to be kept as written.
+var errKeep = errors.New("kept as written")
 
 // referredModules returns the modules named roots and every module they
 // refer to, directly or not: a module refers to the packages it imports
@@ -99,36 +102,35 @@ func referredModules(modules map[string]*ast.Module, roots []string) map[string]
 	return out
 }
 
-// evalStatic evaluates StaticDocument without input. The value is kept as
-// Rego made it (a set stays a set, which a JSON round trip would turn into
-// an array).
-func evalStatic(ctx context.Context, c *ast.Compiler, store storage.Store, txn storage.Transaction) (ast.Object, error) {
+// evalStatic evaluates the static rule named n without input: nil when
+// it is undefined. The value is kept as Rego made it (a set stays a set,
+// which a JSON round trip would turn into an array).
+func evalStatic(ctx context.Context, c *ast.Compiler, store storage.Store, txn storage.Transaction, n ast.Var) (*ast.Term, error) {
 	x := ast.VarTerm("x")
-	body, err := c.QueryCompiler().Compile(ast.NewBody(ast.Equality.Expr(x, ast.NewTerm(staticRef))))
+	ref := staticRef.Append(ast.StringTerm(string(n)))
+	body, err := c.QueryCompiler().Compile(ast.NewBody(ast.Equality.Expr(x, ast.NewTerm(ref))))
 	if err != nil {
 		return nil, err
 	}
 	rs, err := topdown.NewQuery(body).WithCompiler(c).WithStore(store).WithTransaction(txn).Run(ctx)
-	if err != nil {
-		return nil, err
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("evaluate %v: %w", ref, err)
+	case len(rs) == 0:
+		return nil, nil
+	case len(rs) > 1:
+		return nil, fmt.Errorf("evaluate %v: %d values, want one", ref, len(rs))
 	}
-	if len(rs) != 1 {
-		return nil, fmt.Errorf("%d values, want one", len(rs))
-	}
-	obj, ok := rs[0][x.Value.(ast.Var)].Value.(ast.Object)
-	if !ok {
-		return nil, fmt.Errorf("not an object: %v", rs[0][x.Value.(ast.Var)])
-	}
-	return obj, nil
+	return rs[0][x.Value.(ast.Var)], nil
 }
 
 // foldedModule is one module of package StaticDocument in place of the
-// modules named static: each rule name that value holds becomes
+// modules named static: each rule name that eval gives a value becomes
 // name := its value; a rule that only says true and is undefined becomes
-// name if false; functions and other undefined rules are kept, with the
-// imports they may need. Folded rules keep the location of the first rule
-// of their name.
-func foldedModule(modules map[string]*ast.Module, static []string, value ast.Object) (*ast.Module, error) {
+// name if false; functions, rules for which eval returns errKeep and other
+// undefined rules are kept, with the imports they may need. Folded rules
+// keep the location of the first rule of their name.
+func foldedModule(modules map[string]*ast.Module, static []string, eval func(ast.Var) (*ast.Term, error)) (*ast.Module, error) {
 	folded, err := ast.ParseModuleWithOpts(static[0], "package "+staticRef[1:].String(), ast.ParserOptions{RegoVersion: ast.RegoV1})
 	if err != nil {
 		return nil, err
@@ -153,7 +155,7 @@ func foldedModule(modules map[string]*ast.Module, static []string, value ast.Obj
 		}
 	}
 	for _, n := range names {
-		rules, err := foldRules(n, byName[n], value.Get(ast.StringTerm(string(n))))
+		rules, err := foldRules(n, byName[n], eval)
 		if err != nil {
 			return nil, err
 		}
@@ -166,8 +168,8 @@ func foldedModule(modules map[string]*ast.Module, static []string, value ast.Obj
 }
 
 // foldRules returns the rules that stand for rules, all named n, whose
-// document is v (nil when undefined).
-func foldRules(n ast.Var, rules []*ast.Rule, v *ast.Term) ([]*ast.Rule, error) {
+// document eval gives.
+func foldRules(n ast.Var, rules []*ast.Rule, eval func(ast.Var) (*ast.Term, error)) ([]*ast.Rule, error) {
 	keep := func() []*ast.Rule {
 		out := make([]*ast.Rule, len(rules))
 		for i, r := range rules {
@@ -177,6 +179,12 @@ func foldRules(n ast.Var, rules []*ast.Rule, v *ast.Term) ([]*ast.Rule, error) {
 	}
 	if slices.ContainsFunc(rules, func(r *ast.Rule) bool { return len(r.Head.Args) > 0 }) {
 		return keep(), nil // a function has no value to fold
+	}
+	v, err := eval(n)
+	if errors.Is(err, errKeep) {
+		return keep(), nil
+	} else if err != nil {
+		return nil, err
 	}
 	src := string(n) + " := 0"
 	if v == nil {
@@ -202,14 +210,13 @@ func isBooleanRule(r *ast.Rule) bool {
 	return len(r.Head.Ref()) == 1 && r.Head.Key == nil && (r.Head.Value == nil || r.Head.Value.Equal(ast.BooleanTerm(true)))
 }
 
-// checkStatic returns an error naming the rule when a rule of
-// StaticDocument, or a rule or function it uses, reads input or calls a
-// nondeterministic builtin (time.now_ns, rand.intn, http.send, ...): its
-// value could then differ between decisions, and folding it would change
-// what the policy says. It is conservative: a reference to data that is
-// only known at run time (data.a[x]) counts as using every rule under
-// data.a.
-func checkStatic(c *ast.Compiler) error {
+// readsInput returns an error naming the rule when a rule at ref, or a
+// rule or function it uses, reads input or calls a nondeterministic
+// builtin (time.now_ns, rand.intn, http.send, ...): its value could then
+// differ between decisions, so it cannot be folded. It is conservative: a
+// reference to data that is only known at run time (data.a[x]) counts as
+// using every rule under data.a.
+func readsInput(c *ast.Compiler, ref ast.Ref) error {
 	seen := map[*ast.Rule]bool{}
 	var visit func(*ast.Rule) error
 	visit = func(r *ast.Rule) error {
@@ -227,7 +234,7 @@ func checkStatic(c *ast.Compiler) error {
 		})
 		return err
 	}
-	for _, r := range c.GetRules(staticRef) {
+	for _, r := range c.GetRules(ref) {
 		if err := visit(r); err != nil {
 			return err
 		}
@@ -235,11 +242,11 @@ func checkStatic(c *ast.Compiler) error {
 	return nil
 }
 
-// checkStaticTerm checks one term of rule r (see checkStatic), visiting
+// checkStaticTerm checks one term of rule r (see readsInput), visiting
 // the rules a data reference names.
 func checkStaticTerm(c *ast.Compiler, r *ast.Rule, t *ast.Term, visit func(*ast.Rule) error) error {
 	refuse := func(what string) error {
-		return fmt.Errorf("%s must read no input: the rule at %s, which it uses, %s", StaticDocument, r.Location, what)
+		return fmt.Errorf("the rule at %s %s", r.Location, what)
 	}
 	switch v := t.Value.(type) {
 	case ast.Var:

@@ -16,24 +16,29 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 )
 
-// TestStaticRefusesInput: a policy whose data.skillsh.static reads input,
-// directly or through a rule or function it uses, or calls a builtin
-// whose answer changes, is refused when it loads: binding its value once
-// would change what the policy says.
-func TestStaticRefusesInput(t *testing.T) {
+// TestStaticKeepsWhatReadsInput: a rule of data.skillsh.static that reads
+// input, directly or through a rule or function it uses, or calls a
+// builtin whose answer changes, is not folded (its value could differ
+// between decisions): it is kept as written, and decides per input.
+func TestStaticKeepsWhatReadsInput(t *testing.T) {
 	t.Parallel()
 	main := "package skillsh.main\n\nimport data.skillsh.static\n\ndecision := {\"decision\": \"allow\", \"reasons\": []} if static.ok\n"
-	tests := map[string]struct{ static, want string }{
-		"input":    {"ok if input.command == \"ls\"\n", "reads input"},
-		"whole":    {"ok if input\n", "reads input"},
-		"rule":     {"import data.skillsh.helper\n\nok if helper.quiet\n", "reads input"},
-		"function": {"import data.skillsh.helper\n\nok if helper.f(1)\n", "reads input"},
-		"time":     {"ok if time.now_ns() > 0\n", "calls time.now_ns"},
-		"dynamic":  {"ok if {\n\tsome k\n\tdata.skillsh.helper[k]\n}\n", "reads input"},
-		"nested":   {"ok if count([x | some x in numbers.range(1, 2); rand.intn(\"k\", 3) > 0]) > 0\n", "calls rand.intn"},
-		"with":     {"ok if data.skillsh.helper.quiet with input as {\"command\": \"ls\"}\n", "reads input"},
+	// rm is the verdict for the command rm: Deny when ok is false for it
+	// (the decision is then undefined, which the engine denies).
+	tests := map[string]struct {
+		static, want string
+		rm           Verdict
+	}{
+		"input":    {"ok if input.command == \"ls\"\n", "reads input", Deny},
+		"whole":    {"ok if input.command == \"ls\"\n\nok if input == 1\n", "reads input", Deny},
+		"rule":     {"import data.skillsh.helper\n\nok if helper.quiet\n", "reads input", Deny},
+		"function": {"import data.skillsh.helper\n\nok if helper.f(\"ls\")\n", "reads input", Deny},
+		"time":     {"ok if time.now_ns() > 0\n", "calls time.now_ns", Allow},
+		"dynamic":  {"ok if {\n\tsome k\n\tdata.skillsh.helper[k] == true\n}\n", "reads input", Deny},
+		"nested":   {"ok if count([x | some x in numbers.range(1, 2); rand.intn(\"k\", 3) >= 0]) > 0\n", "calls rand.intn", Allow},
+		"with":     {"ok if data.skillsh.helper.quiet with input as {\"command\": \"ls\"}\n", "reads input", Allow},
 	}
-	helper := "package skillsh.helper\n\nquiet if input.command == \"ls\"\n\nf(x) if x == count(input.commands)\n"
+	helper := "package skillsh.helper\n\nquiet if input.command == \"ls\"\n\nf(x) if x == input.command\n"
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -42,9 +47,38 @@ func TestStaticRefusesInput(t *testing.T) {
 				"helper.rego": helper,
 				"static.rego": "package skillsh.static\n\n" + tc.static,
 			})
-			_, err := NewEngine(context.Background(), WithoutDefault(), WithPolicy(dir))
-			if err == nil || !strings.Contains(err.Error(), "data.skillsh.static must read no input") || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %v; want a refusal that %s", err, tc.want)
+			set, err := loadPolicies(engineOptions{noDefault: true, paths: []string{dir}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := ast.NewCompiler()
+			if c.Compile(set.modules); c.Failed() {
+				t.Fatal(c.Errors)
+			}
+			if err := readsInput(c, ast.MustParseRef("data.skillsh.static.ok")); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("readsInput: %v; want an error that %s", err, tc.want)
+			}
+			folded, err := foldStatic(context.Background(), set.modules, inmem.NewFromObject(set.data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var static *ast.Module
+			for _, m := range folded {
+				if m.Package.Path.Equal(staticRef) {
+					static = m
+				}
+			}
+			if len(static.Rules) == 0 || slices.ContainsFunc(static.Rules, func(r *ast.Rule) bool { return isConstant(r.Body) }) {
+				t.Errorf("folded to %v; want ok as written", static.Rules)
+			}
+			e, err := set.prepare(context.Background(), Query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for cmd, want := range map[string]Verdict{"ls": Allow, "rm": tc.rm} {
+				if d, _ := e.Decide(context.Background(), &Input{Version: InputVersion, Command: cmd}); d.Verdict != want {
+					t.Errorf("%s: %v, want %v", cmd, d.Verdict, want)
+				}
 			}
 		})
 	}
@@ -102,7 +136,7 @@ func TestStaticValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range folded["rego/skillsh/static.rego"].Rules {
-		if len(r.Head.Args) == 0 && !r.Body.Equal(ast.NewBody(ast.NewExpr(ast.BooleanTerm(true)))) && !r.Body.Equal(ast.NewBody(ast.NewExpr(ast.BooleanTerm(false)))) {
+		if len(r.Head.Args) == 0 && !isConstant(r.Body) {
 			t.Errorf("%v is not folded: %v", r.Head, r.Body)
 		}
 	}
@@ -211,6 +245,11 @@ func checkStaticFolds(t *testing.T, set *policySet, inputs []*Input) map[string]
 	return value
 }
 
+// isConstant: body is true or false, as a folded rule's.
+func isConstant(body ast.Body) bool {
+	return body.Equal(ast.NewBody(ast.NewExpr(ast.BooleanTerm(true)))) || body.Equal(ast.NewBody(ast.NewExpr(ast.BooleanTerm(false))))
+}
+
 // writeModules writes files (name → content) into a new directory.
 func writeModules(t *testing.T, files map[string]string) string {
 	t.Helper()
@@ -221,4 +260,52 @@ func writeModules(t *testing.T, files map[string]string) string {
 		}
 	}
 	return dir
+}
+
+// TestStaticWithLayers: with the example organisation and project layers
+// loaded, the layers' reasons read input, so they are kept as written and
+// still refuse; the decisions are those of every rule evaluated as
+// written.
+func TestStaticWithLayers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	set, err := loadPolicies(engineOptions{paths: []string{"../rego/examples/org", "../rego/examples/project"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := inmem.NewFromObject(set.data)
+	folded, err := foldStatic(ctx, set.modules, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range folded["rego/skillsh/static.rego"].Rules {
+		if name := r.Head.Ref()[0].String(); len(r.Head.Args) == 0 && (name == "layer_reasons") == isConstant(r.Body) {
+			t.Errorf("%s: folded %v; want only layer_reasons kept as written", name, isConstant(r.Body))
+		}
+	}
+	e, err := set.prepare(ctx, Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, err := set.prepareModules(ctx, fullQuery, set.modules, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	facts := testFacts(t)
+	for src, code := range map[string]string{"python3 -c 'print(1)'": "org.inline_code", "rm notes.txt": "project.rm_in_workspace", "ls": ""} {
+		d, err := e.Decide(ctx, build(t, src, facts))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := codes(d); (code == "") != (d.Verdict == Allow) || code != "" && !slices.Contains(got, code) {
+			t.Errorf("%q: %v %v; want %q", src, d.Verdict, got, code)
+		}
+		want, err := written.Decide(ctx, build(t, src, facts))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, d); diff != "" {
+			t.Errorf("%q: folded and as written differ (-written +folded):\n%s", src, diff)
+		}
+	}
 }

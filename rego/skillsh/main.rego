@@ -12,6 +12,7 @@ package skillsh.main
 import data.skillsh.lib
 import data.skillsh.plain
 import data.skillsh.profile
+import data.skillsh.static
 
 # decision is {"decision": "allow" | "ask" | "deny", "reasons": [...],
 # "profile": {...}}; profile is left out when no rule chose one. When every
@@ -20,7 +21,7 @@ import data.skillsh.profile
 # it is full_decision, which evaluates them all.
 decision := _allowed if {
 	plain.commands
-	count(_layer_reasons) == 0
+	count(static.layer_reasons) == 0
 	count(data.skillsh.tools.deny) == 0
 	count(profile.profile) == 0
 } else := full_decision
@@ -70,15 +71,7 @@ _judged contains r if some r in data.skillsh.escapes.ask
 
 _judged contains r if some r in data.skillsh.tools.deny
 
-_judged contains r if some r in _layer_reasons
-
-_layer_reasons contains r if some r in data.skillsh.org.deny
-
-_layer_reasons contains r if some r in data.skillsh.org.ask
-
-_layer_reasons contains r if some r in data.skillsh.project.deny
-
-_layer_reasons contains r if some r in data.skillsh.project.ask
+_judged contains r if some r in static.layer_reasons
 
 # METADATA
 # title: Malformed input

@@ -2,16 +2,17 @@
 # title: skillsh static facts
 # description: |
 #   What the policy and its data say before any command is seen: the merged
-#   configuration, the programs and builtins a plain command may run, and
-#   whether jail profiles are configured. Nothing here reads input, so the
-#   engine evaluates this package once, when it loads the policy, and
-#   gives its value to every decision (data.skillsh.main.decision with
-#   data.skillsh.static as that value): the rules that use these facts
-#   pay a lookup, not the work. Evaluated any other way (opa eval, opa
-#   test, skillsh policy test) the package is evaluated like any other, to
-#   the same value. The engine refuses a policy whose skillsh.static reads
-#   input, or calls a builtin whose answer can change between calls
-#   (time, random numbers, http.send).
+#   configuration, the programs and builtins a plain command may run,
+#   whether jail profiles are configured, and the layers' reasons when no
+#   layer has rules. When the engine loads the policy, it evaluates each
+#   rule here that reads no input and calls no builtin whose answer can
+#   change (time, random numbers, http.send), and compiles the policy with
+#   the rule replaced by its value: the rules that use these facts pay a
+#   lookup, not the work. Functions, and rules that do read input (the
+#   layers' reasons when a layer has rules), are kept as written.
+#   Evaluated any other way (opa eval, opa test, skillsh policy test) the
+#   package is evaluated like any other, to the same values. A Go test
+#   checks that with the default policy alone every rule here is folded.
 package skillsh.static
 
 import data.skillsh.lib
@@ -124,3 +125,16 @@ profiles_configured if some _ in data.skillsh.profiles.programs
 profiles_configured if some _ in data.skillsh.profiles.scripts
 
 profiles_configured if data.skillsh.layers.project.profiles
+
+# layer_reasons are the reasons of the organisation's and the project's
+# rules (skillsh.org, skillsh.project: deny and ask; a layer without a
+# package adds none). With no layer rules loaded they read no input, and
+# the engine folds them to the empty set; a loaded layer's rules are
+# evaluated per decision.
+layer_reasons contains r if some r in data.skillsh.org.deny
+
+layer_reasons contains r if some r in data.skillsh.org.ask
+
+layer_reasons contains r if some r in data.skillsh.project.deny
+
+layer_reasons contains r if some r in data.skillsh.project.ask
