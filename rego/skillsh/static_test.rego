@@ -51,3 +51,12 @@ test_profiles_configured if {
 	static.profiles_configured with data.skillsh.profiles.programs as {"python3": {"timeout_ms": 1}}
 	static.profiles_configured with data.skillsh.layers.project.profiles as {"programs": {}}
 }
+
+# Every layer's deny and ask reach layer_reasons.
+test_layer_reasons if {
+	count(static.layer_reasons) == 0
+	static.layer_reasons == {1, 2, 3, 4} with data.skillsh.org.deny as {1}
+		with data.skillsh.org.ask as {2}
+		with data.skillsh.project.deny as {3}
+		with data.skillsh.project.ask as {4}
+}
