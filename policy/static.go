@@ -50,11 +50,21 @@ func foldStatic(ctx context.Context, modules map[string]*ast.Module, store stora
 	if c.Compile(referredModules(modules, static)); c.Failed() {
 		return nil, fmt.Errorf("compile policy: %w", c.Errors)
 	}
+	// The whole package at once shares the work of rules that use each
+	// other; one rule at a time when some rule fails without input.
+	var whole ast.Object
+	if t, err := evalStatic(ctx, c, store, txn, staticRef); err == nil && t != nil {
+		whole, _ = t.Value.(ast.Object)
+	}
 	eval := func(n ast.Var) (*ast.Term, error) {
-		if readsInput(c, staticRef.Append(ast.StringTerm(string(n)))) != nil {
+		ref := staticRef.Append(ast.StringTerm(string(n)))
+		if readsInput(c, ref) != nil {
 			return nil, errKeep
 		}
-		return evalStatic(ctx, c, store, txn, n)
+		if whole != nil {
+			return whole.Get(ast.StringTerm(string(n))), nil
+		}
+		return evalStatic(ctx, c, store, txn, ref)
 	}
 	folded, err := foldedModule(modules, static, eval)
 	if err != nil {
@@ -102,12 +112,11 @@ func referredModules(modules map[string]*ast.Module, roots []string) map[string]
 	return out
 }
 
-// evalStatic evaluates the static rule named n without input: nil when
-// it is undefined. The value is kept as Rego made it (a set stays a set,
-// which a JSON round trip would turn into an array).
-func evalStatic(ctx context.Context, c *ast.Compiler, store storage.Store, txn storage.Transaction, n ast.Var) (*ast.Term, error) {
+// evalStatic evaluates ref without input: nil when it is undefined. The
+// value is kept as Rego made it (a set stays a set, which a JSON round
+// trip would turn into an array).
+func evalStatic(ctx context.Context, c *ast.Compiler, store storage.Store, txn storage.Transaction, ref ast.Ref) (*ast.Term, error) {
 	x := ast.VarTerm("x")
-	ref := staticRef.Append(ast.StringTerm(string(n)))
 	body, err := c.QueryCompiler().Compile(ast.NewBody(ast.Equality.Expr(x, ast.NewTerm(ref))))
 	if err != nil {
 		return nil, err

@@ -309,3 +309,36 @@ func TestStaticWithLayers(t *testing.T) {
 		}
 	}
 }
+
+// TestStaticFoldsWhenSomeRuleFails: a rule kept as written may fail
+// without input (two values, here); the others are still folded, one at a
+// time.
+func TestStaticFoldsWhenSomeRuleFails(t *testing.T) {
+	t.Parallel()
+	dir := writeModules(t, map[string]string{
+		"main.rego":   "package skillsh.main\n\nimport data.skillsh.static\n\ndecision := {\"decision\": \"allow\", \"reasons\": []} if static.k == 5\n",
+		"static.rego": "package skillsh.static\n\nk := 5\n\nw := 1 if not input.command\n\nw := 2 if not input.version\n",
+	})
+	set, err := loadPolicies(engineOptions{noDefault: true, paths: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	folded, err := foldStatic(context.Background(), set.modules, inmem.NewFromObject(set.data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range folded {
+		for _, r := range m.Rules {
+			if name := r.Head.Ref()[0].String(); m.Package.Path.Equal(staticRef) && (name == "k") != isConstant(r.Body) {
+				t.Errorf("%s: folded %v; want only k folded", name, isConstant(r.Body))
+			}
+		}
+	}
+	e, err := set.prepare(context.Background(), Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := e.Decide(context.Background(), &Input{Version: InputVersion, Command: "ls"}); err != nil || d.Verdict != Allow {
+		t.Errorf("decision %v, %v", d, err)
+	}
+}
