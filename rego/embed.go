@@ -23,7 +23,7 @@
 //	skillsh/tools.rego    package skillsh.tools: per-skill allowed-tools
 //	skillsh/profile.rego  package skillsh.profile: jail profiles
 //	skillsh/plain.rego    package skillsh.plain: commands no default rule can refuse
-//	skillsh/static.rego   package skillsh.static: facts that read no input, evaluated once
+//	skillsh/static.rego   package skillsh.static: facts the engine computes once, at load
 //	skillsh/data.yaml     data.skillsh: switches and the program allowlist
 //
 // The organisation and project layers (packages skillsh.org and
