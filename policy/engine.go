@@ -86,12 +86,13 @@ func NewEngine(ctx context.Context, opts ...Option) (*Engine, error) {
 
 // policySet is the loaded modules and data before compilation.
 type policySet struct {
-	modules map[string]*ast.Module
-	data    map[string]any
+	modules  map[string]*ast.Module
+	defaults map[string]bool // the names in modules of the default's
+	data     map[string]any
 }
 
 func loadPolicies(o engineOptions) (*policySet, error) {
-	set := &policySet{modules: map[string]*ast.Module{}, data: map[string]any{}}
+	set := &policySet{modules: map[string]*ast.Module{}, defaults: map[string]bool{}, data: map[string]any{}}
 	if !o.noDefault {
 		res, err := newLoader().WithFS(defaultpolicy.FS).Filtered([]string{"."}, skipNonPolicy)
 		if err != nil {
@@ -99,6 +100,9 @@ func loadPolicies(o engineOptions) (*policySet, error) {
 		}
 		if err := set.add(res, "rego/"); err != nil {
 			return nil, err
+		}
+		for name := range set.modules {
+			set.defaults[name] = true
 		}
 	}
 	defaults := set.packages()
@@ -125,21 +129,42 @@ func (s *policySet) packages() map[string]bool {
 	return out
 }
 
-// checkLayerPackages refuses a layer module in a package of the default
-// policy (given by packages): its rules would not be evaluated for plain
-// commands (rego/skillsh/plain.rego), so they could not be relied on.
+// checkLayerPackages refuses a layer's rule in a package of the default
+// policy (given by packages), or in a package under it, whatever package
+// line its module has (package skillsh with a rule named plain.commands
+// is in skillsh.plain): a layer could otherwise add to or change the
+// default's rules, which would not even be evaluated for plain commands
+// (rego/skillsh/plain.rego).
 func (s *policySet) checkLayerPackages(defaults map[string]bool) error {
+	var pkgs []ast.Ref
+	for p := range defaults {
+		pkgs = append(pkgs, ast.MustParseRef(p))
+	}
 	for _, name := range slices.Sorted(maps.Keys(s.modules)) {
-		if strings.HasPrefix(name, "rego/") {
+		if s.defaults[name] {
 			continue
 		}
-		pkg := s.modules[name].Package.Path.String()
-		if defaults[pkg] {
-			return fmt.Errorf("load policy %s: package %s belongs to the default policy; a layer's rules go in package skillsh.org or skillsh.project (or use --policy-only to replace the default)",
-				name, strings.TrimPrefix(pkg, "data."))
+		m := s.modules[name]
+		for _, r := range m.Rules {
+			path := rulePath(m, r)
+			for _, pkg := range pkgs {
+				if path.HasPrefix(pkg) || pkg.HasPrefix(path) {
+					return fmt.Errorf("load policy %s: the rule %s is in package %s, which belongs to the default policy; a layer's rules go in package skillsh.org or skillsh.project (or use --policy-only to replace the default)",
+						name, strings.TrimPrefix(path.String(), "data."), strings.TrimPrefix(pkg.String(), "data."))
+				}
+			}
 		}
 	}
 	return nil
+}
+
+// rulePath is the path of the document r defines: its package and the
+// ground part of its name (data.skillsh.plain.commands for plain.commands
+// in package skillsh).
+func rulePath(m *ast.Module, r *ast.Rule) ast.Ref {
+	ref := r.Head.Ref().GroundPrefix()
+	path := append(m.Package.Path.Copy(), ast.StringTerm(string(ref[0].Value.(ast.Var))))
+	return append(path, ref[1:]...)
 }
 
 func newLoader() loader.FileLoader {
@@ -189,7 +214,9 @@ func (s *policySet) addBundle(p string) error {
 		if strings.HasSuffix(m.Path, "_test.rego") {
 			continue
 		}
-		s.modules[p+":"+m.Path] = m.Parsed
+		if err := s.addModule(p+":"+m.Path, m.Parsed); err != nil {
+			return err
+		}
 	}
 	if err := mergeData(s.data, b.Data, ""); err != nil {
 		return fmt.Errorf("load policy bundle %s: %w", p, err)
@@ -199,9 +226,21 @@ func (s *policySet) addBundle(p string) error {
 
 func (s *policySet) add(res *loader.Result, prefix string) error {
 	for _, f := range res.Modules {
-		s.modules[prefix+f.Name] = f.Parsed // Name as given: the keys lose a leading "/"
+		if err := s.addModule(prefix+f.Name, f.Parsed); err != nil { // Name as given: the keys lose a leading "/"
+			return err
+		}
 	}
 	return mergeData(s.data, res.Documents, "")
+}
+
+// addModule adds m under name, which must be new: a layer's file must not
+// replace another module, the default's (rego/skillsh/...) above all.
+func (s *policySet) addModule(name string, m *ast.Module) error {
+	if _, ok := s.modules[name]; ok {
+		return fmt.Errorf("module %s is loaded twice", name)
+	}
+	s.modules[name] = m
+	return nil
 }
 
 // mergeData merges src into dst; the same leaf defined twice is an error,

@@ -93,7 +93,7 @@ func TestEngineRejectsBadPolicies(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = NewEngine(context.Background(), WithPolicy(inDefault))
-	if err == nil || !strings.Contains(err.Error(), "package skillsh.shell belongs to the default policy") {
+	if err == nil || !strings.Contains(err.Error(), "is in package skillsh.shell, which belongs to the default policy") {
 		t.Errorf("a layer rule in package skillsh.shell: %v", err)
 	}
 	if err := os.WriteFile(filepath.Join(inDefault, "main.rego"), []byte("package skillsh.main\n\ndecision := {\"decision\": \"allow\", \"reasons\": []}\n"), 0o644); err != nil {
@@ -271,5 +271,52 @@ func BenchmarkDecide(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestEngineLayerCannotReachDefaultRules: a layer's rule that would land
+// in a package of the default, or under it, is refused whatever its
+// module's package line says, and a layer's file cannot stand in for
+// one of the default's: otherwise a project could lift the default's
+// denials (rm -rf / allowed by a plain.commands of its own).
+func TestEngineLayerCannotReachDefaultRules(t *testing.T) {
+	t.Parallel()
+	for name, src := range map[string]string{
+		"rule path":     "package skillsh\n\nplain.commands if true\n",
+		"function":      "package skillsh\n\nshell._allowed(_, _) if true\n",
+		"static set":    "package skillsh\n\nstatic.free_programs contains \"curl\"\n",
+		"subpackage":    "package skillsh.shell.extra\n\nx := 1\n",
+		"whole package": "package skillsh\n\nplain := {\"commands\": true}\n",
+		"key":           "package skillsh\n\nescapes[\"deny\"] := set()\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeModules(t, map[string]string{"layer.rego": src})
+			_, err := NewEngine(context.Background(), WithPolicy(dir))
+			if err == nil || !strings.Contains(err.Error(), "which belongs to the default policy") {
+				t.Errorf("%q: %v; want a refusal", src, err)
+			}
+		})
+	}
+	dir := writeModules(t, map[string]string{"p.rego": "package skillsh.project\n\ndeny contains 1 if false\n"})
+	if _, err := NewEngine(context.Background(), WithPolicy(dir, dir)); err == nil || !strings.Contains(err.Error(), "loaded twice") {
+		t.Errorf("a layer loaded twice: %v", err)
+	}
+}
+
+// TestEngineLayerNamedLikeDefault: a layer in a directory named rego/
+// (so that its modules' names start as the default's do) is checked like
+// any other layer.
+func TestEngineLayerNamedLikeDefault(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if err := os.MkdirAll("rego/skillsh", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("rego/skillsh/plain.rego", []byte("package skillsh.plain\n\ncommands if true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := NewEngine(context.Background(), WithPolicy("rego"))
+	if err == nil || !strings.Contains(err.Error(), "rego/skillsh/plain.rego") {
+		t.Errorf("a layer at rego/skillsh/plain.rego: %v; want it refused", err)
 	}
 }
