@@ -2,7 +2,6 @@ package policy
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -27,10 +26,13 @@ const StaticDocument = "data.skillsh.static"
 
 var staticRef = ast.MustParseRef(StaticDocument)
 
-// foldStatic returns modules with the modules of package StaticDocument
-// replaced by one folded module (see StaticDocument), or modules itself
-// when the policy has no such package. It compiles only the static
-// package and the packages it refers to, with the data in store.
+// foldStatic returns modules with the foldable rules of package
+// StaticDocument (see StaticDocument) replaced by constant rules, in a
+// module of their own; the modules that held them keep their other rules.
+// It returns modules itself when there is nothing to fold, or when a
+// module uses with on anything but input (with could replace what a
+// folded value was computed from). It compiles only the static package
+// and the packages it refers to, with the data in store.
 func foldStatic(ctx context.Context, modules map[string]*ast.Module, store storage.Store) (map[string]*ast.Module, error) {
 	var static []string
 	for _, name := range slices.Sorted(maps.Keys(modules)) {
@@ -38,7 +40,7 @@ func foldStatic(ctx context.Context, modules map[string]*ast.Module, store stora
 			static = append(static, name)
 		}
 	}
-	if len(static) == 0 {
+	if len(static) == 0 || replacesData(modules) {
 		return modules, nil
 	}
 	txn, err := store.NewTransaction(ctx)
@@ -52,34 +54,162 @@ func foldStatic(ctx context.Context, modules map[string]*ast.Module, store stora
 	}
 	// The whole package at once shares the work of rules that use each
 	// other; one rule at a time when some rule fails without input.
-	var whole ast.Object
+	var whole ast.Value
 	if t, err := evalStatic(ctx, c, store, txn, staticRef); err == nil && t != nil {
-		whole, _ = t.Value.(ast.Object)
+		whole = t.Value
 	}
-	eval := func(n ast.Var) (*ast.Term, error) {
-		ref := staticRef.Append(ast.StringTerm(string(n)))
-		if readsInput(c, ref) != nil {
-			return nil, errKeep
+	value := func(ref ast.Ref) (*ast.Term, bool) {
+		if readsInput(c, staticRef.Concat(documentPath(ref))) != nil {
+			return nil, false
 		}
 		if whole != nil {
-			return whole.Get(ast.StringTerm(string(n))), nil
+			v, err := whole.Find(documentPath(ref))
+			if err != nil {
+				return nil, true // undefined
+			}
+			return ast.NewTerm(v), true
 		}
-		return evalStatic(ctx, c, store, txn, ref)
+		t, err := evalStatic(ctx, c, store, txn, staticRef.Concat(documentPath(ref)))
+		return t, err == nil
 	}
-	folded, err := foldedModule(modules, static, eval)
+	folds := foldable(staticGroups(modules, static), value)
+	if len(folds) == 0 {
+		return modules, nil
+	}
+	return foldedModules(modules, static, folds)
+}
+
+// replacesData reports whether a module uses with on anything but input:
+// data, a function or a builtin.
+func replacesData(modules map[string]*ast.Module) bool {
+	found := false
+	for _, m := range modules {
+		ast.WalkExprs(m, func(e *ast.Expr) bool {
+			for _, w := range e.With {
+				if ref, ok := w.Target.Value.(ast.Ref); !ok || !ref.HasPrefix(ast.InputRootRef) {
+					found = true
+				}
+			}
+			return found
+		})
+	}
+	return found
+}
+
+// staticGroup is the rules of the static package that define one
+// document: those whose head has the same ground prefix (plain_programs
+// for plain_programs[name] := spec).
+type staticGroup struct {
+	ref   ast.Ref // relative to the package: plain_programs, a.b
+	rules []*ast.Rule
+}
+
+// staticGroups groups the rules of the modules named static, in the order
+// they were written.
+func staticGroups(modules map[string]*ast.Module, static []string) []*staticGroup {
+	var out []*staticGroup
+	byRef := map[string]*staticGroup{}
+	for _, name := range static {
+		for _, r := range modules[name].Rules {
+			ref := r.Head.Ref().GroundPrefix()
+			g := byRef[ref.String()]
+			if g == nil {
+				g = &staticGroup{ref: ref}
+				byRef[ref.String()] = g
+				out = append(out, g)
+			}
+			g.rules = append(g.rules, r)
+		}
+	}
+	return out
+}
+
+// staticFold is a group and the document it folds to (nil: undefined).
+type staticFold struct {
+	group *staticGroup
+	value *ast.Term
+}
+
+// foldable returns the groups that fold, with their value: not a
+// function, not a document that another group's lies in or under (a and
+// a.b), a value that reads no input (value's second result), and when
+// undefined, a rule that only says true.
+func foldable(groups []*staticGroup, value func(ast.Ref) (*ast.Term, bool)) []staticFold {
+	var out []staticFold
+	for _, g := range groups {
+		if slices.ContainsFunc(g.rules, func(r *ast.Rule) bool { return len(r.Head.Args) > 0 }) ||
+			slices.ContainsFunc(groups, func(o *staticGroup) bool {
+				return o != g && (o.ref.HasPrefix(g.ref) || g.ref.HasPrefix(o.ref))
+			}) {
+			continue
+		}
+		v, ok := value(g.ref)
+		if !ok || v == nil && !slices.ContainsFunc(g.rules, isBooleanRule) {
+			continue
+		}
+		out = append(out, staticFold{g, v})
+	}
+	return out
+}
+
+// isBooleanRule: r is name if ... (name := true if ...), with no key.
+func isBooleanRule(r *ast.Rule) bool {
+	return r.Head.Key == nil && (r.Head.Value == nil || r.Head.Value.Equal(ast.BooleanTerm(true)))
+}
+
+// documentPath is ref (a.b) as a path into the package's document.
+func documentPath(ref ast.Ref) ast.Ref {
+	path := ast.Ref{ast.StringTerm(string(ref[0].Value.(ast.Var)))}
+	return append(path, ref[1:]...)
+}
+
+// foldedModules returns modules with the rules of folds taken out of the
+// modules named static (with their annotations), and a module of constant
+// rules in their place: ref := value, or ref if false when undefined.
+// Folded rules keep the location of the first rule of their group.
+func foldedModules(modules map[string]*ast.Module, static []string, folds []staticFold) (map[string]*ast.Module, error) {
+	src := "package " + staticRef[1:].String() + "\n"
+	folded := map[*ast.Rule]bool{}
+	paths := map[string]bool{}
+	for _, f := range folds {
+		if f.value == nil {
+			src += "\n" + f.group.ref.String() + " if false\n"
+		} else {
+			src += "\n" + f.group.ref.String() + " := 0\n"
+		}
+		for _, r := range f.group.rules {
+			folded[r] = true
+		}
+		paths[f.group.ref.String()] = true
+	}
+	constants, err := ast.ParseModuleWithOpts(static[0]+" (folded)", src, ast.ParserOptions{RegoVersion: ast.RegoV1})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("fold %s: %w", StaticDocument, err)
+	}
+	for i, r := range constants.Rules {
+		if v := folds[i].value; v != nil {
+			r.Head.Value = v
+		}
+		r.Location = folds[i].group.rules[0].Location
 	}
 	out := maps.Clone(modules)
 	for _, name := range static {
-		delete(out, name)
+		m := modules[name].Copy() // the same rules, in the same order
+		var rules []*ast.Rule
+		for i, r := range modules[name].Rules {
+			if !folded[r] {
+				rules = append(rules, m.Rules[i])
+			}
+		}
+		m.Rules = rules
+		m.Annotations = slices.DeleteFunc(m.Annotations, func(a *ast.Annotations) bool {
+			return (a.Scope == "rule" || a.Scope == "document") && paths[a.GetTargetPath().String()]
+		})
+		out[name] = m
 	}
-	out[static[0]] = folded
+	out[constants.Package.Location.File] = constants
 	return out, nil
 }
-
-// errKeep says a static rule is to be kept as written.
-var errKeep = errors.New("kept as written")
 
 // referredModules returns the modules named roots and every module they
 // refer to, directly or not: a module refers to the packages it imports
@@ -133,92 +263,6 @@ func evalStatic(ctx context.Context, c *ast.Compiler, store storage.Store, txn s
 	return rs[0][x.Value.(ast.Var)], nil
 }
 
-// foldedModule is one module of package StaticDocument in place of the
-// modules named static: each rule name that eval gives a value becomes
-// name := its value; a rule that only says true and is undefined becomes
-// name if false; functions, rules for which eval returns errKeep and other
-// undefined rules are kept, with the imports they may need. Folded rules
-// keep the location of the first rule of their name.
-func foldedModule(modules map[string]*ast.Module, static []string, eval func(ast.Var) (*ast.Term, error)) (*ast.Module, error) {
-	folded, err := ast.ParseModuleWithOpts(static[0], "package "+staticRef[1:].String(), ast.ParserOptions{RegoVersion: ast.RegoV1})
-	if err != nil {
-		return nil, err
-	}
-	byName := map[ast.Var][]*ast.Rule{}
-	var names []ast.Var
-	imports := map[string]bool{}
-	for _, name := range static {
-		m := modules[name]
-		for _, imp := range m.Imports {
-			if !imports[imp.String()] {
-				imports[imp.String()] = true
-				folded.Imports = append(folded.Imports, imp.Copy())
-			}
-		}
-		for _, r := range m.Rules {
-			n := r.Head.Ref()[0].Value.(ast.Var)
-			if byName[n] == nil {
-				names = append(names, n)
-			}
-			byName[n] = append(byName[n], r)
-		}
-	}
-	for _, n := range names {
-		rules, err := foldRules(n, byName[n], eval)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rules {
-			r.Module = folded
-			folded.Rules = append(folded.Rules, r)
-		}
-	}
-	return folded, nil
-}
-
-// foldRules returns the rules that stand for rules, all named n, whose
-// document eval gives.
-func foldRules(n ast.Var, rules []*ast.Rule, eval func(ast.Var) (*ast.Term, error)) ([]*ast.Rule, error) {
-	keep := func() []*ast.Rule {
-		out := make([]*ast.Rule, len(rules))
-		for i, r := range rules {
-			out[i] = r.Copy()
-		}
-		return out
-	}
-	if slices.ContainsFunc(rules, func(r *ast.Rule) bool { return len(r.Head.Args) > 0 }) {
-		return keep(), nil // a function has no value to fold
-	}
-	v, err := eval(n)
-	if errors.Is(err, errKeep) {
-		return keep(), nil
-	} else if err != nil {
-		return nil, err
-	}
-	src := string(n) + " := 0"
-	if v == nil {
-		if !slices.ContainsFunc(rules, isBooleanRule) {
-			return keep(), nil
-		}
-		src = string(n) + " if false"
-	}
-	m, err := ast.ParseModuleWithOpts("", "package folded\n\n"+src, ast.ParserOptions{RegoVersion: ast.RegoV1})
-	if err != nil {
-		return nil, fmt.Errorf("fold %s.%s: %w", StaticDocument, n, err)
-	}
-	r := m.Rules[0]
-	if v != nil {
-		r.Head.Value = v
-	}
-	r.Location = rules[0].Location
-	return []*ast.Rule{r}, nil
-}
-
-// isBooleanRule: r is name if ... (name := true if ...), with no key.
-func isBooleanRule(r *ast.Rule) bool {
-	return len(r.Head.Ref()) == 1 && r.Head.Key == nil && (r.Head.Value == nil || r.Head.Value.Equal(ast.BooleanTerm(true)))
-}
-
 // readsInput returns an error naming the rule when a rule at ref, or a
 // rule or function it uses, reads input or calls a nondeterministic
 // builtin (time.now_ns, rand.intn, http.send, ...): its value could then
@@ -251,6 +295,19 @@ func readsInput(c *ast.Compiler, ref ast.Ref) error {
 	return nil
 }
 
+// changing reports whether the builtin named name may answer differently
+// for the same arguments: OPA's nondeterministic builtins, and those that
+// compare with the current time without saying so.
+func changing(name string) bool {
+	b, ok := ast.BuiltinMap[name]
+	return ok && (b.Nondeterministic || timeDependent[name])
+}
+
+var timeDependent = map[string]bool{
+	"crypto.x509.parse_and_verify_certificates":              true,
+	"crypto.x509.parse_and_verify_certificates_with_options": true,
+}
+
 // checkStaticTerm checks one term of rule r (see readsInput), visiting
 // the rules a data reference names.
 func checkStaticTerm(c *ast.Compiler, r *ast.Rule, t *ast.Term, visit func(*ast.Rule) error) error {
@@ -263,15 +320,15 @@ func checkStaticTerm(c *ast.Compiler, r *ast.Rule, t *ast.Term, visit func(*ast.
 			return refuse("reads input")
 		}
 	case ast.Call:
-		if b, ok := ast.BuiltinMap[v[0].String()]; ok && b.Nondeterministic {
-			return refuse("calls " + b.Name + ", whose answer can change")
+		if changing(v[0].String()) {
+			return refuse("calls " + v[0].String() + ", whose answer can change")
 		}
 	case ast.Ref:
 		if v.HasPrefix(ast.InputRootRef) {
 			return refuse("reads input")
 		}
-		if b, ok := ast.BuiltinMap[v.String()]; ok && b.Nondeterministic {
-			return refuse("calls " + b.Name + ", whose answer can change")
+		if changing(v.String()) {
+			return refuse("calls " + v.String() + ", whose answer can change")
 		}
 		if v.HasPrefix(ast.DefaultRootRef) {
 			for _, dep := range c.GetRules(v.ConstantPrefix()) {

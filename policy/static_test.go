@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -58,18 +59,8 @@ func TestStaticKeepsWhatReadsInput(t *testing.T) {
 			if err := readsInput(c, ast.MustParseRef("data.skillsh.static.ok")); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("readsInput: %v; want an error that %s", err, tc.want)
 			}
-			folded, err := foldStatic(context.Background(), set.modules, inmem.NewFromObject(set.data))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var static *ast.Module
-			for _, m := range folded {
-				if m.Package.Path.Equal(staticRef) {
-					static = m
-				}
-			}
-			if len(static.Rules) == 0 || slices.ContainsFunc(static.Rules, func(r *ast.Rule) bool { return isConstant(r.Body) }) {
-				t.Errorf("folded to %v; want ok as written", static.Rules)
+			if folded, kept := foldedRules(t, set); len(folded) > 0 || !kept["ok"] {
+				t.Errorf("folded %v, kept %v; want ok kept as written", folded, kept)
 			}
 			e, err := set.prepare(context.Background(), Query)
 			if err != nil {
@@ -88,7 +79,7 @@ func TestStaticKeepsWhatReadsInput(t *testing.T) {
 		t.Parallel()
 		dir := writeModules(t, map[string]string{"static.rego": "package skillsh.static\n\nfree_programs contains \"curl\"\n"})
 		_, err := NewEngine(context.Background(), WithPolicy(dir))
-		if err == nil || !strings.Contains(err.Error(), "package skillsh.static belongs to the default policy") {
+		if err == nil || !strings.Contains(err.Error(), "is in package skillsh.static, which belongs to the default policy") {
 			t.Errorf("a layer's skillsh.static: %v", err)
 		}
 	})
@@ -131,14 +122,9 @@ func TestStaticValue(t *testing.T) {
 	if names, _ := value["unplain_names"].([]any); !slices.Contains(names, any("curl")) {
 		t.Errorf("unplain_names = %v; want curl", names)
 	}
-	folded, err := foldStatic(context.Background(), set.modules, inmem.NewFromObject(set.data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range folded["rego/skillsh/static.rego"].Rules {
-		if len(r.Head.Args) == 0 && !isConstant(r.Body) {
-			t.Errorf("%v is not folded: %v", r.Head, r.Body)
-		}
+	folded, kept := foldedRules(t, set)
+	if len(kept) > 0 || !folded["plain_programs"] || !folded["config"] || !folded["layer_reasons"] || !folded["profiles_configured"] {
+		t.Errorf("folded %v, kept %v; want every rule folded", folded, kept)
 	}
 }
 
@@ -245,9 +231,31 @@ func checkStaticFolds(t *testing.T, set *policySet, inputs []*Input) map[string]
 	return value
 }
 
-// isConstant: body is true or false, as a folded rule's.
-func isConstant(body ast.Body) bool {
-	return body.Equal(ast.NewBody(ast.NewExpr(ast.BooleanTerm(true)))) || body.Equal(ast.NewBody(ast.NewExpr(ast.BooleanTerm(false))))
+// foldedRules folds set's static package and returns the documents (a,
+// a.b) folded into constants and those kept as written, functions left
+// out.
+func foldedRules(t *testing.T, set *policySet) (folded, kept map[string]bool) {
+	t.Helper()
+	modules, err := foldStatic(context.Background(), set.modules, inmem.NewFromObject(set.data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	folded, kept = map[string]bool{}, map[string]bool{}
+	for name, m := range modules {
+		if !m.Package.Path.Equal(staticRef) {
+			continue
+		}
+		constants := strings.HasSuffix(name, " (folded)")
+		for _, r := range m.Rules {
+			if constants && !r.Head.Value.IsGround() {
+				t.Errorf("%s: %v is not a constant", name, r)
+			}
+			if len(r.Head.Args) == 0 {
+				map[bool]map[string]bool{true: folded, false: kept}[constants][r.Head.Ref().GroundPrefix().String()] = true
+			}
+		}
+	}
+	return folded, kept
 }
 
 // writeModules writes files (name → content) into a new directory.
@@ -274,14 +282,8 @@ func TestStaticWithLayers(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := inmem.NewFromObject(set.data)
-	folded, err := foldStatic(ctx, set.modules, store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range folded["rego/skillsh/static.rego"].Rules {
-		if name := r.Head.Ref()[0].String(); len(r.Head.Args) == 0 && (name == "layer_reasons") == isConstant(r.Body) {
-			t.Errorf("%s: folded %v; want only layer_reasons kept as written", name, isConstant(r.Body))
-		}
+	if folded, kept := foldedRules(t, set); len(kept) != 1 || !kept["layer_reasons"] || !folded["plain_programs"] {
+		t.Errorf("folded %v, kept %v; want only layer_reasons kept as written", folded, kept)
 	}
 	e, err := set.prepare(ctx, Query)
 	if err != nil {
@@ -323,16 +325,8 @@ func TestStaticFoldsWhenSomeRuleFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	folded, err := foldStatic(context.Background(), set.modules, inmem.NewFromObject(set.data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range folded {
-		for _, r := range m.Rules {
-			if name := r.Head.Ref()[0].String(); m.Package.Path.Equal(staticRef) && (name == "k") != isConstant(r.Body) {
-				t.Errorf("%s: folded %v; want only k folded", name, isConstant(r.Body))
-			}
-		}
+	if folded, kept := foldedRules(t, set); len(folded) != 1 || !folded["k"] || len(kept) != 1 || !kept["w"] {
+		t.Errorf("folded %v, kept %v; want k folded and w kept", folded, kept)
 	}
 	e, err := set.prepare(context.Background(), Query)
 	if err != nil {
@@ -340,5 +334,73 @@ func TestStaticFoldsWhenSomeRuleFails(t *testing.T) {
 	}
 	if d, err := e.Decide(context.Background(), &Input{Version: InputVersion, Command: "ls"}); err != nil || d.Verdict != Allow {
 		t.Errorf("decision %v, %v", d, err)
+	}
+}
+
+// TestStaticFoldsOnlyWhatIsSafe: what could make a folded constant differ
+// from the rules as written is not folded: with replacing data anywhere
+// in the policy, a builtin that compares with the current time, a rule
+// that fails to evaluate; and folding keeps each kept rule's imports,
+// and a rule's own path beside data under the package.
+func TestStaticFoldsOnlyWhatIsSafe(t *testing.T) {
+	t.Parallel()
+	allowIf := func(cond string) string {
+		return "package skillsh.main\n\nimport data.skillsh.static\n\ndecision := {\"decision\": \"allow\", \"reasons\": []} if " + cond + "\n"
+	}
+	tests := map[string]struct {
+		files        map[string]string
+		folded, kept string
+	}{
+		"with data": {map[string]string{
+			"main.rego":   allowIf("static.mode == \"allow\" with data.cfg.mode as \"allow\""),
+			"static.rego": "package skillsh.static\n\nmode := data.cfg.mode\n",
+			"data.json":   `{"cfg": {"mode": "deny"}}`,
+		}, "", "mode"},
+		"with function": {map[string]string{
+			"main.rego":   allowIf("static.n == 2 with count as f\n\nf(_) := 2"),
+			"static.rego": "package skillsh.static\n\nn := count([1])\n",
+		}, "", "n"},
+		"time": {map[string]string{
+			"main.rego":   allowIf("static.k == 1"),
+			"static.rego": "package skillsh.static\n\nk := 1\n\nvalid if crypto.x509.parse_and_verify_certificates(\"x\")[0]\n",
+		}, "k", "valid"},
+		"failing": {map[string]string{
+			"main.rego":   allowIf("static.k == 1"),
+			"static.rego": "package skillsh.static\n\nk := 1\n\nbad := 1\n\nbad := 2 if true\n",
+		}, "k", "bad"},
+		"imports": {map[string]string{
+			"main.rego":    allowIf("static.f(1) == \"rule\""),
+			"one.rego":     "package skillsh.one\n\nv := \"import\"\n",
+			"static.rego":  "package skillsh.static\n\nimport data.skillsh.one as h\n\nk := h.v\n",
+			"static2.rego": "package skillsh.static\n\nh := {\"v\": \"rule\"}\n\nf(_) := h.v\n",
+		}, "h k", ""},
+		"path beside data": {map[string]string{
+			"main.rego":   allowIf("static.a.b == 2"),
+			"static.rego": "package skillsh.static\n\na.b := 2\n",
+			"data.json":   `{"skillsh": {"static": {"a": {"c": 3}}}}`,
+		}, "a.b", ""},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			set, err := loadPolicies(engineOptions{noDefault: true, paths: []string{writeModules(t, tc.files)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			folded, kept := foldedRules(t, set)
+			if got := strings.Join(slices.Sorted(maps.Keys(folded)), " "); got != tc.folded {
+				t.Errorf("folded %q, want %q", got, tc.folded)
+			}
+			if got := strings.Join(slices.Sorted(maps.Keys(kept)), " "); got != tc.kept {
+				t.Errorf("kept %q, want %q", got, tc.kept)
+			}
+			e, err := set.prepare(context.Background(), Query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d, err := e.Decide(context.Background(), &Input{Version: InputVersion, Command: "ls"}); err != nil || d.Verdict != Allow {
+				t.Errorf("decision %v, %v; want allow, as written", d, err)
+			}
+		})
 	}
 }
