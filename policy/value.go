@@ -274,7 +274,41 @@ func spanTerm(s Span) *ast.Term {
 	return ast.NewTerm(obj)
 }
 
+// featuresTerm is f as a Rego value. The values of features without
+// function names or assignments, most inputs', are made once and kept in
+// commonFeatures.
 func featuresTerm(f Features) *ast.Term {
+	if len(f.Functions) > 0 || len(f.Assignments) > 0 {
+		return newFeaturesTerm(f)
+	}
+	slot := &commonFeatures[featuresKey(f)]
+	if t := slot.Load(); t != nil {
+		return t
+	}
+	t := newFeaturesTerm(f)
+	slot.Store(t)
+	return t
+}
+
+// featuresKey numbers the features that featuresTerm takes from
+// commonFeatures: a bit per switch, and whether each list is nil or empty.
+func featuresKey(f Features) int {
+	key := 0
+	for i, b := range []bool{f.Background, f.CmdSubst, f.ProcSubst, f.Heredoc, f.Eval, f.Coproc, f.Opaque, f.Pipeline, f.Subshell, f.Arithmetic,
+		f.Functions == nil, f.Assignments == nil} {
+		if b {
+			key |= 1 << i
+		}
+	}
+	return key
+}
+
+// commonFeatures holds the values featuresTerm made of features without
+// function names or assignments, by featuresKey. Rego values are not
+// changed by evaluation, so one value serves concurrent decisions.
+var commonFeatures [1 << 12]atomic.Pointer[ast.Term]
+
+func newFeaturesTerm(f Features) *ast.Term {
 	obj := ast.NewObjectWithCapacity(12)
 	put(obj, "background", boolTerm(f.Background))
 	put(obj, "cmdsubst", boolTerm(f.CmdSubst))

@@ -147,3 +147,32 @@ func TestSessionCache(t *testing.T) {
 	in.Roots.Skills[0] = "/elsewhere"
 	check("after changing roots", in)
 }
+
+// TestFeaturesTerm: the features values kept for reuse are those of the
+// features asked for, switch by switch, nil and empty lists told apart.
+func TestFeaturesTerm(t *testing.T) {
+	t.Parallel()
+	var cases []Features
+	for key := range 1 << 12 {
+		bit := func(i int) bool { return key&(1<<i) != 0 }
+		f := Features{Background: bit(0), CmdSubst: bit(1), ProcSubst: bit(2), Heredoc: bit(3), Eval: bit(4), Coproc: bit(5),
+			Opaque: bit(6), Pipeline: bit(7), Subshell: bit(8), Arithmetic: bit(9)}
+		if !bit(10) {
+			f.Functions = []string{}
+		}
+		if !bit(11) {
+			f.Assignments = []string{}
+		}
+		cases = append(cases, f)
+	}
+	cases = append(cases, Features{Functions: []string{"f"}}, Features{Assignments: []string{"A"}, Pipeline: true})
+	for range 2 { // the second time from the kept values
+		for _, f := range cases {
+			got := featuresTerm(f).Value
+			want := jsonValue(t, &Input{Features: f}).(ast.Object).Get(ast.StringTerm("features")).Value
+			if got.Compare(want) != 0 {
+				t.Fatalf("%+v:\n got %v\nwant %v", f, got, want)
+			}
+		}
+	}
+}
