@@ -201,11 +201,7 @@ func checkStaticFolds(t *testing.T, set *policySet, inputs []*Input) map[string]
 	t.Helper()
 	ctx := context.Background()
 	const query = "x := data.skillsh.static"
-	opts := []func(*rego.Rego){rego.Store(inmem.NewFromObject(set.data)), rego.Query(query)}
-	for _, m := range set.modules {
-		opts = append(opts, rego.ParsedModule(m))
-	}
-	written, err := rego.New(opts...).PrepareForEval(ctx)
+	written, err := set.prepareModules(ctx, query, set.modules, inmem.NewFromObject(set.data))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +212,7 @@ func checkStaticFolds(t *testing.T, set *policySet, inputs []*Input) map[string]
 	var value map[string]any
 	for _, in := range inputs {
 		var got [2]any
-		for i, q := range []rego.PreparedEvalQuery{written, folded.query} {
+		for i, q := range []rego.PreparedEvalQuery{written.query, folded.query} {
 			rs, err := q.Eval(ctx, rego.EvalInput(in))
 			if err != nil || len(rs) != 1 {
 				t.Fatalf("%q: %v %v", in.Command, rs, err)
