@@ -59,17 +59,18 @@ func foldStatic(ctx context.Context, modules map[string]*ast.Module, store stora
 		whole = t.Value
 	}
 	value := func(ref ast.Ref) (*ast.Term, bool) {
-		if readsInput(c, staticRef.Concat(documentPath(ref))) != nil {
+		path := documentPath(ref)
+		if readsInput(c, staticRef.Concat(path)) != nil {
 			return nil, false
 		}
 		if whole != nil {
-			v, err := whole.Find(documentPath(ref))
+			v, err := whole.Find(path)
 			if err != nil {
 				return nil, true // undefined
 			}
 			return ast.NewTerm(v), true
 		}
-		t, err := evalStatic(ctx, c, store, txn, staticRef.Concat(documentPath(ref)))
+		t, err := evalStatic(ctx, c, store, txn, staticRef.Concat(path))
 		return t, err == nil
 	}
 	folds := foldable(staticGroups(modules, static), value)
